@@ -1,0 +1,154 @@
+package io.capsule.config.diag;
+
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The diagnostics catalog: every code the runtime can raise, with one line of meaning and one line
+ * of what to do. Codes are stable (tests and operators match on them); the prefix tells the area:
+ * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
+ * {@code PRO} the runner protocol, {@code SEC} security warnings, {@code TOOL} the tool bridge.
+ *
+ * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
+ * used in the sources but missing here, or listed here but never raised.
+ */
+public enum Code {
+  // --- grants (run-semantics §11) ---
+  E_CAP_016(
+      "an env.allow name is credential-shaped and refused",
+      "move the name to capabilities.env.allow_credentials if the harness really needs it"),
+  E_CAP_019(
+      "the driver requires an env name that env.allow does not grant",
+      "add the missing names to capabilities.env.allow"),
+  E_CAP_021(
+      "a harness need (path or host) is not allowed by the manifest",
+      "allow it under capabilities.harness.paths or capabilities.network.allow, or use another"
+          + " driver"),
+
+  // --- runs (run-semantics §11) ---
+  E_RUN_006(
+      "driver artifact missing, or harness binary not found",
+      "check the artifact path and sha256, or install the harness / set inference.command"),
+  E_RUN_007(
+      "the harness could not be started or fed (spawn, stdin write)",
+      "check that the harness binary runs by hand with the granted environment"),
+  E_RUN_029(
+      "the driver does not export murmur:driver/process@0.6.0",
+      "rebuild the driver against murmur:driver@0.6.0"),
+  E_RUN_032(
+      "the driver cannot load with no grants, or described itself unusably",
+      "fix the driver: it must import nothing and describe a usable harness"),
+  E_RUN_033(
+      "a harness turn failed (with kind), including max turns",
+      "read the failure kind and message; sign in, wait for quota, or raise the ceiling"),
+  E_RUN_034(
+      "a driver call refused, trapped, overran, or gave an unusable plan/result",
+      "report it to the driver's author with the trace; the runtime stayed healthy"),
+  E_RUN_035(
+      "the harness was silent past the inactivity window",
+      "check the harness (network, prompts waiting for input) or raise"
+          + " capsule.run.inactivity-timeout"),
+  E_RUN_036(
+      "the session to resume is gone",
+      "start a new conversation; the harness no longer has that session"),
+  E_RUN_038(
+      "a token ceiling is set but the driver reports no usage",
+      "remove inference.max_session_tokens or use a driver that reports usage"),
+  E_RUN_040(
+      "the task did not complete (failed, max turns, spend ceiling, canceled)",
+      "read the run's outcome and trace for the cause"),
+  W_RUN_002(
+      "harness version untested or unreadable",
+      "the run goes on; install a tested harness version if something misbehaves"),
+
+  // --- security warnings ---
+  W_SEC_024(
+      "a credential-shaped env name is allowed (warning form)",
+      "make sure the harness needs this credential; it reaches the harness's environment"),
+  W_SEC_031(
+      "the harness reports non-subscription billing",
+      "check which account the harness bills; sign in with a subscription if intended"),
+
+  // --- the manifest ---
+  E_MAN_001("the manifest is unreadable or not YAML", "fix the file so it parses as YAML"),
+  E_MAN_002(
+      "an unknown or missing key, a wrong type or a bad value in the manifest",
+      "correct the key at the given line; see docs/manifest in the README"),
+  E_MAN_003(
+      "a path in the manifest escapes the capsule directory",
+      "keep every path inside the capsule directory (no '..', no symlinks out)"),
+
+  // --- runtime settings ---
+  E_CFG_001(
+      "a runtime setting under capsule.* is missing or invalid",
+      "fix the named key in application.conf, -D or the environment"),
+
+  // --- the runner protocol ---
+  E_PRO_001(
+      "a frame is not a JSON object (malformed JSON or wrong shape)",
+      "send one JSON object per text frame"),
+  E_PRO_002("a frame has an unknown type", "check the peer's protocol version"),
+  E_PRO_003("a frame has an unsupported schema_version", "send schema_version 1"),
+  E_PRO_004(
+      "a frame or its body fails validation against the protocol schema",
+      "fix the field named in the message"),
+  E_PRO_005("a frame is larger than the frame cap", "split the payload or raise the frame cap"),
+  E_PRO_006(
+      "the replay buffer of a live task overflowed",
+      "the peer is not acknowledging; check the connection or raise the replay buffer bound"),
+  E_PRO_007(
+      "the bearer token is missing, malformed, expired or wrongly signed",
+      "fetch a fresh token for the project (capsule hub token)"),
+  E_PRO_008(
+      "hello.project_id differs from the token's project",
+      "use a token issued for the project the runner says hello for"),
+  E_PRO_009("no hello arrived in time after the upgrade", "send hello first, at once"),
+  ;
+
+  private static final Pattern ID = Pattern.compile("[EW]-[A-Z]{3,4}-\\d{3}");
+
+  private final String id;
+  private final String meaning;
+  private final String hint;
+
+  Code(String meaning, String hint) {
+    this.id = name().replace('_', '-');
+    this.meaning = meaning;
+    this.hint = hint;
+  }
+
+  /** The stable code as people and tests see it, e.g. {@code E-RUN-034}. */
+  public String id() {
+    return id;
+  }
+
+  /** One line: what this code means. */
+  public String meaning() {
+    return meaning;
+  }
+
+  /** One line: what to do about it. */
+  public String hint() {
+    return hint;
+  }
+
+  public Severity severity() {
+    return id.startsWith("W-") ? Severity.WARNING : Severity.ERROR;
+  }
+
+  /** The code with this id ({@code E-RUN-034}), if the catalog has it. */
+  public static Optional<Code> byId(String id) {
+    return Arrays.stream(values()).filter(c -> c.id.equals(id)).findFirst();
+  }
+
+  /** The shape every code id has; used by the catalog coverage test to find codes in sources. */
+  public static Pattern idPattern() {
+    return ID;
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
+}
