@@ -1,0 +1,24 @@
+package io.capsule.driver.wasm;
+
+/**
+ * One instance of a driver module, kept for a whole run. Values cross as raw bits in a {@code
+ * long}: i32 in the low 32 bits, i64 as is, f32/f64 as their IEEE bit patterns.
+ *
+ * <p>Not thread-safe: one call at a time, from the thread that owns it. A trap, an exceeded
+ * deadline or the memory cap throws {@link DriverTrap}; the instance may be unusable afterwards and
+ * the caller ends the run.
+ */
+public interface WasmInstance extends AutoCloseable {
+
+  boolean hasExport(String name);
+
+  /** Calls a function export; the result has as many values as the function returns. */
+  long[] call(String export, long... args);
+
+  /** The exported {@code memory}. */
+  GuestMemory memory();
+
+  /** Releases native resources; idempotent. */
+  @Override
+  void close();
+}
