@@ -1,0 +1,94 @@
+package io.capsule.config.manifest;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * {@code capabilities}: exactly what the harness may touch. Every section defaults to granting
+ * nothing (and {@code read_only: false}).
+ */
+public record Capabilities(
+    Capabilities.Env env,
+    Capabilities.Network network,
+    Capabilities.Harness harness,
+    Capabilities.Shell shell,
+    Capabilities.Filesystem filesystem) {
+
+  /** Grants nothing. */
+  public static final Capabilities NONE =
+      new Capabilities(
+          new Env(List.of(), List.of()),
+          new Network(List.of()),
+          new Harness(List.of()),
+          new Shell(List.of()),
+          new Filesystem(false));
+
+  public Capabilities {
+    Objects.requireNonNull(env, "env");
+    Objects.requireNonNull(network, "network");
+    Objects.requireNonNull(harness, "harness");
+    Objects.requireNonNull(shell, "shell");
+    Objects.requireNonNull(filesystem, "filesystem");
+  }
+
+  /**
+   * {@code capabilities.env}.
+   *
+   * @param allow names whose host values the harness gets; credential-shaped names are only here
+   *     when also in {@code allowCredentials}
+   * @param allowCredentials credential names the author grants knowingly (each is a W-SEC-024)
+   */
+  public record Env(List<String> allow, List<String> allowCredentials) {
+    public Env {
+      allow = List.copyOf(allow);
+      allowCredentials = List.copyOf(allowCredentials);
+    }
+
+    /**
+     * The harness's entire inherited environment: {@code allow} then {@code allow_credentials},
+     * each name once, in that order. A credential listed only under {@code allow_credentials} is
+     * granted too (that is where the E-CAP-016 hint tells the author to move it).
+     */
+    public List<String> granted() {
+      Set<String> all = new LinkedHashSet<>(allow);
+      all.addAll(allowCredentials);
+      return List.copyOf(all);
+    }
+  }
+
+  /** {@code capabilities.network}: hosts the driver's needs may use. */
+  public record Network(List<NetworkEntry> allow) {
+    public Network {
+      allow = List.copyOf(allow);
+    }
+
+    /** Whether some entry covers {@code need}. */
+    public boolean allows(NetworkEntry need) {
+      return allow.stream().anyMatch(entry -> entry.covers(need));
+    }
+  }
+
+  /** {@code capabilities.harness}: host paths the driver's needs may use. */
+  public record Harness(List<HarnessPath> paths) {
+    public Harness {
+      paths = List.copyOf(paths);
+    }
+
+    /** Whether some entry covers {@code path} at {@code access}. */
+    public boolean allows(String path, Access access) {
+      return paths.stream().anyMatch(entry -> entry.covers(path, access));
+    }
+  }
+
+  /** {@code capabilities.shell}: binaries, each one tool on the tool bridge. */
+  public record Shell(List<String> allow) {
+    public Shell {
+      allow = List.copyOf(allow);
+    }
+  }
+
+  /** {@code capabilities.filesystem}: whether bridged tools may write the workdir. */
+  public record Filesystem(boolean readOnly) {}
+}
