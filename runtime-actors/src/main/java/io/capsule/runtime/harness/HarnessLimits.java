@@ -1,0 +1,83 @@
+package io.capsule.runtime.harness;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The numbers the harness side needs, mapped by the run from {@code capsule.run.*} settings
+ * (run-semantics §3–§5). Kept as one small record so the harness classes do not depend on the
+ * settings model.
+ *
+ * @param batchMaxLines most lines handed to the listener in one batch (spec default 256: large
+ *     enough to amortise a driver call, small enough to keep one batch's latency low)
+ * @param lineCapBytes a stdout line longer than this is cut (spec default 8 MiB)
+ * @param stderrTailBytes how much of stderr's end is kept for classify-exit (spec default 4096)
+ * @param stderrDrainTimeout how long after the harness exits stderr may still be read before the
+ *     exit is reported with the tail read so far (a grandchild may hold stderr open)
+ * @param probeTimeout bound of the version probe and the login check (spec default 10 s)
+ * @param ioDispatcher config path of the dispatcher for blocking process work (pipe reads, stdin
+ *     writes, spawns, signals). Each live harness holds two of its threads for its whole life
+ *     (stdout and stderr reads), so it must be able to grow with the number of runs.
+ */
+public record HarnessLimits(
+    int batchMaxLines,
+    int lineCapBytes,
+    int stderrTailBytes,
+    Duration stderrDrainTimeout,
+    Duration probeTimeout,
+    String ioDispatcher) {
+
+  /** Pekko's blocking-IO dispatcher; a dedicated, growing one is better for many runs. */
+  public static final String DEFAULT_IO_DISPATCHER = "pekko.actor.default-blocking-io-dispatcher";
+
+  public HarnessLimits {
+    if (batchMaxLines < 1) {
+      throw new IllegalArgumentException("batchMaxLines must be at least 1");
+    }
+    if (lineCapBytes < 1) {
+      throw new IllegalArgumentException("lineCapBytes must be at least 1");
+    }
+    if (stderrTailBytes < 1) {
+      throw new IllegalArgumentException("stderrTailBytes must be at least 1");
+    }
+    Objects.requireNonNull(stderrDrainTimeout, "stderrDrainTimeout");
+    Objects.requireNonNull(probeTimeout, "probeTimeout");
+    Objects.requireNonNull(ioDispatcher, "ioDispatcher");
+  }
+
+  /** The spec's defaults; the stderr drain bound (not in the spec) is 2 s. */
+  public static HarnessLimits defaults() {
+    return new HarnessLimits(
+        256,
+        8 * 1024 * 1024,
+        4096,
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(10),
+        DEFAULT_IO_DISPATCHER);
+  }
+
+  public HarnessLimits withBatchMaxLines(int value) {
+    return new HarnessLimits(
+        value, lineCapBytes, stderrTailBytes, stderrDrainTimeout, probeTimeout, ioDispatcher);
+  }
+
+  public HarnessLimits withLineCapBytes(int value) {
+    return new HarnessLimits(
+        batchMaxLines, value, stderrTailBytes, stderrDrainTimeout, probeTimeout, ioDispatcher);
+  }
+
+  public HarnessLimits withStderrDrainTimeout(Duration value) {
+    return new HarnessLimits(
+        batchMaxLines, lineCapBytes, stderrTailBytes, value, probeTimeout, ioDispatcher);
+  }
+
+  public HarnessLimits withProbeTimeout(Duration value) {
+    return new HarnessLimits(
+        batchMaxLines, lineCapBytes, stderrTailBytes, stderrDrainTimeout, value, ioDispatcher);
+  }
+
+  public HarnessLimits withIoDispatcher(String value) {
+    return new HarnessLimits(
+        batchMaxLines, lineCapBytes, stderrTailBytes, stderrDrainTimeout, probeTimeout, value);
+  }
+}

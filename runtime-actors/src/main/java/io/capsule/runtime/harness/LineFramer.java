@@ -1,0 +1,149 @@
+package io.capsule.runtime.harness;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Turns the harness's stdout bytes into lines (run-semantics §5). Pure and incremental: chunks may
+ * split anywhere (inside a multi-byte character, between {@code \r} and {@code \n}) and the lines
+ * are the same as for the whole stream at once.
+ *
+ * <ul>
+ *   <li>A line ends at {@code \n}; the {@code \n} and one {@code \r} before it are removed.
+ *   <li>Invalid UTF-8 becomes U+FFFD. Splitting on the byte {@code \n} before decoding is safe:
+ *       0x0A never occurs inside a multi-byte UTF-8 sequence.
+ *   <li>Empty lines are kept (the driver decides what they mean).
+ *   <li>Bytes after the last {@code \n} are never emitted: at EOF they are dropped ({@link
+ *       #pendingBytes()} says how many, for the trace).
+ *   <li>A line longer than the cap is cut at the cap, backed off to the start of a character so
+ *       that the cut does not invent a U+FFFD; the rest up to its {@code \n} is skipped and not
+ *       buffered. The line is emitted when its {@code \n} arrives, with its original length, so a
+ *       cut line that never ends is dropped like any unterminated tail.
+ * </ul>
+ *
+ * <p>Memory: at most {@code cap + 1} bytes are buffered, grown on demand.
+ */
+public final class LineFramer {
+
+  /**
+   * One framed line.
+   *
+   * @param text the decoded line, at most the cap in UTF-8 bytes
+   * @param originalBytes the line's length in bytes when it was cut, 0 when it was not
+   */
+  public record Line(String text, long originalBytes) {
+    public boolean isCut() {
+      return originalBytes > 0;
+    }
+  }
+
+  private static final int INITIAL_BUFFER = 8 * 1024;
+
+  private final int cap;
+  private byte[] buf;
+  private int len;
+  private boolean skipping;
+  private long lineBytes;
+  private byte lastByte;
+
+  public LineFramer(int capBytes) {
+    if (capBytes < 1) {
+      throw new IllegalArgumentException("the line cap must be at least 1 byte");
+    }
+    this.cap = capBytes;
+    this.buf = new byte[Math.min(INITIAL_BUFFER, capBytes + 1)];
+  }
+
+  public List<Line> feed(byte[] chunk) {
+    return feed(chunk, 0, chunk.length);
+  }
+
+  /** Feeds the next bytes of the stream; returns the lines they completed, in order. */
+  public List<Line> feed(byte[] chunk, int offset, int length) {
+    List<Line> out = new ArrayList<>();
+    int i = offset;
+    int end = offset + length;
+    while (i < end) {
+      int nl = indexOfNewline(chunk, i, end);
+      int segmentEnd = nl < 0 ? end : nl;
+      append(chunk, i, segmentEnd - i);
+      if (nl < 0) {
+        break;
+      }
+      out.add(finishLine());
+      i = nl + 1;
+    }
+    return out;
+  }
+
+  /** Bytes of the line in progress (what EOF would drop now). */
+  public long pendingBytes() {
+    return lineBytes;
+  }
+
+  private static int indexOfNewline(byte[] chunk, int from, int end) {
+    for (int i = from; i < end; i++) {
+      if (chunk[i] == '\n') {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private void append(byte[] chunk, int from, int n) {
+    if (n == 0) {
+      return;
+    }
+    lineBytes += n;
+    lastByte = chunk[from + n - 1];
+    if (skipping) {
+      return;
+    }
+    // Keep cap + 1 bytes: the byte after the cap may be the '\r' of a line of exactly cap bytes.
+    int room = cap + 1 - len;
+    int take = Math.min(room, n);
+    ensureCapacity(len + take);
+    System.arraycopy(chunk, from, buf, len, take);
+    len += take;
+    if (take < n) {
+      skipping = true;
+    }
+  }
+
+  private void ensureCapacity(int needed) {
+    if (needed > buf.length) {
+      int grown = (int) Math.min((long) cap + 1, Math.max(needed, 2L * buf.length));
+      buf = Arrays.copyOf(buf, grown);
+    }
+  }
+
+  private Line finishLine() {
+    long contentBytes = lineBytes - (lastByte == '\r' ? 1 : 0);
+    Line line;
+    if (contentBytes > cap) {
+      line = new Line(new String(buf, 0, cutPoint(), StandardCharsets.UTF_8), contentBytes);
+    } else {
+      line = new Line(new String(buf, 0, (int) contentBytes, StandardCharsets.UTF_8), 0);
+    }
+    len = 0;
+    lineBytes = 0;
+    skipping = false;
+    lastByte = 0;
+    return line;
+  }
+
+  /** The cap, moved back to the start of the character the cap falls into (at most 3 bytes). */
+  private int cutPoint() {
+    int k = cap;
+    while (k > 0 && k > cap - 3 && isContinuation(buf[k])) {
+      k--;
+    }
+    return isContinuation(buf[k]) || k == 0 ? cap : k;
+  }
+
+  private static boolean isContinuation(byte b) {
+    return (b & 0xC0) == 0x80;
+  }
+}
