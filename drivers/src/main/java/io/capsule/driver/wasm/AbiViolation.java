@@ -12,4 +12,8 @@ public class AbiViolation extends DriverException {
   public AbiViolation(Diagnostic diagnostic) {
     super(diagnostic);
   }
+
+  public AbiViolation(Diagnostic diagnostic, Throwable cause) {
+    super(diagnostic, cause);
+  }
 }
