@@ -1,0 +1,167 @@
+//! Small helpers every driver shares.
+
+use crate::types::*;
+use serde_json::Value;
+
+/// Longest note a driver emits for a line it could not read; the rest is cut so a huge line
+/// cannot flood the trace.
+pub const NOTE_MAX_CHARS: usize = 512;
+
+/// Cuts `s` to at most `max` characters (not bytes), never inside a character.
+pub fn cut_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// A `note` for a line the driver does not understand, cut at [`NOTE_MAX_CHARS`].
+pub fn note_unreadable(prefix: &str, line: &str) -> Event {
+    let budget = NOTE_MAX_CHARS.saturating_sub(prefix.chars().count());
+    Event::Note(format!("{}{}", prefix, cut_chars(line, budget)))
+}
+
+/// The first non-empty trimmed line of `s`, cut to `max` characters; what a person is shown.
+pub fn first_line(s: &str, max: usize) -> String {
+    let line = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    cut_chars(line, max).to_owned()
+}
+
+/// The last non-empty trimmed line of `s`, cut to `max` characters (for stderr tails).
+pub fn last_line(s: &str, max: usize) -> String {
+    let line = s.lines().map(str::trim).filter(|l| !l.is_empty()).last().unwrap_or("");
+    cut_chars(line, max).to_owned()
+}
+
+pub fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+pub fn u64_field(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+/// Parses `inference.driver.config` as a JSON object; `None` config is an empty object.
+pub fn config_object(config: &Option<String>) -> Result<serde_json::Map<String, Value>, String> {
+    match config {
+        None => Ok(serde_json::Map::new()),
+        Some(text) if text.trim().is_empty() => Ok(serde_json::Map::new()),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Null) => Ok(serde_json::Map::new()),
+            Ok(_) => Err("inference.driver.config must be a JSON object".to_owned()),
+            Err(e) => Err(format!("inference.driver.config is not valid JSON: {}", e)),
+        },
+    }
+}
+
+/// Refuses config keys the driver does not know, so a typo is reported instead of ignored.
+pub fn check_known_keys(config: &serde_json::Map<String, Value>, known: &[&str]) -> Result<(), String> {
+    for key in config.keys() {
+        if !known.contains(&key.as_str()) {
+            return Err(format!(
+                "unknown inference.driver.config key `{}` (known: {})",
+                key,
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An `env` config member: an object of string values, applied after the driver's own env.
+pub fn config_env(config: &serde_json::Map<String, Value>) -> Result<Vec<(String, String)>, String> {
+    match config.get("env") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) if valid_env_name(k) => Ok((k.clone(), s.clone())),
+                Value::String(_) => Err(format!("config env name `{}` is not a valid variable name", k)),
+                _ => Err(format!("config env `{}` must be a string", k)),
+            })
+            .collect(),
+        Some(_) => Err("config `env` must be an object of strings".to_owned()),
+    }
+}
+
+fn valid_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains('=') && !name.contains('\0')
+}
+
+/// A config member that must be a list of strings (`extra_args`).
+pub fn config_string_list(config: &serde_json::Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned).ok_or_else(|| format!("config `{}` must hold strings", key)))
+            .collect(),
+        Some(_) => Err(format!("config `{}` must be a list of strings", key)),
+    }
+}
+
+pub fn config_bool(config: &serde_json::Map<String, Value>, key: &str, default: bool) -> Result<bool, String> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(format!("config `{}` must be true or false", key)),
+    }
+}
+
+pub fn config_string(config: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("config `{}` must be a string", key)),
+    }
+}
+
+pub fn config_u64(config: &serde_json::Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| format!("config `{}` must be a non-negative integer", key)),
+    }
+}
+
+/// Exit classification shared by drivers whose harness has no richer rule: an interrupted run is
+/// canceled whatever the code says; a signal is `other`; any other end without a terminal event
+/// is a harness error naming the code and the last stderr line.
+pub fn classify_exit_default(harness: &str, exit: &ExitStatus) -> Event {
+    if exit.interrupted {
+        return Event::failed(FailureKind::Canceled, "the turn was interrupted");
+    }
+    let detail = last_line(&exit.stderr_tail, 300);
+    let how = match (exit.code, exit.signal) {
+        (_, Some(signal)) => {
+            return Event::failed(
+                FailureKind::Other,
+                with_detail(format!("{} was ended by signal {}", harness, signal), &detail),
+            )
+        }
+        (Some(code), None) => format!("{} exited with code {} without reporting a result", harness, code),
+        (None, None) => format!("{} ended without reporting a result", harness),
+    };
+    Event::failed(FailureKind::HarnessError, with_detail(how, &detail))
+}
+
+pub fn with_detail(message: String, detail: &str) -> String {
+    if detail.is_empty() {
+        message
+    } else {
+        format!("{}: {}", message, detail)
+    }
+}
+
+/// Strips the naming a driver gave a bridge tool (`prefix` + bare name) when the rest is one of
+/// the bridge's tools; any other name is returned unchanged.
+pub fn strip_tool_prefix(name: &str, prefixes: &[String], tools: &[String]) -> String {
+    for prefix in prefixes {
+        if let Some(rest) = name.strip_prefix(prefix.as_str()) {
+            if tools.is_empty() || tools.iter().any(|t| t == rest) {
+                return rest.to_owned();
+            }
+        }
+    }
+    name.to_owned()
+}
