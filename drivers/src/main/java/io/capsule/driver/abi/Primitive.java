@@ -47,4 +47,9 @@ public enum Primitive implements WitType {
   public String wit() {
     return wit;
   }
+
+  @Override
+  public String toString() {
+    return wit;
+  }
 }
