@@ -104,6 +104,36 @@ public enum Code {
       "hello.project_id differs from the token's project",
       "use a token issued for the project the runner says hello for"),
   E_PRO_009("no hello arrived in time after the upgrade", "send hello first, at once"),
+
+  // --- the tool bridge ---
+  E_TOOL_001(
+      "a capabilities.shell.allow binary is not found on the granted PATH",
+      "install it, or grant a PATH (capabilities.env.allow) whose directories hold it"),
+  E_TOOL_002(
+      "a tool call names no tool of this capsule, or its input does not match the tool's schema",
+      "call a listed tool with {\"args\": [strings], \"stdin\": optional string}"),
+  E_TOOL_003(
+      "the run is ending; the tool bridge refuses new calls",
+      "nothing to do: the run's outcome is already decided"),
+  E_TOOL_004(
+      "the embedding application's tool policy denied the call",
+      "read the policy's reason; change the policy or the task"),
+  E_TOOL_005(
+      "too many tool calls are in flight on this run's bridge",
+      "let running calls finish first, or raise the bridge's max-in-flight setting"),
+  E_TOOL_006(
+      "filesystem.read_only is set but the bridge cannot make the workdir read-only for tools",
+      "allow mount namespaces (util-linux unshare) on this host, or set filesystem.read_only: false"),
+  E_TOOL_007(
+      "a tool overran its call timeout; its process group was killed",
+      "narrow the call, or raise the bridge's call timeout"),
+  E_TOOL_008(
+      "a tool call ended before its tool did (the harness hung up, or the run ended); its process"
+          + " group was killed",
+      "nothing to do unless it repeats; then check the harness's MCP client timeouts"),
+  E_TOOL_009(
+      "a tool could not be started, or the tool bridge could not bind on loopback",
+      "check that the binary runs by hand in the workdir, and that 127.0.0.1 is usable"),
   ;
 
   private static final Pattern ID = Pattern.compile("[EW]-[A-Z]{3,4}-\\d{3}");

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +30,9 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  */
 public final class YamlTreeReader {
 
-  private static final YAMLFactory YAML = YAMLFactory.builder().build();
+  // YAML says `key:` with nothing after it is null; Jackson reads it as "" unless told.
+  private static final YAMLFactory YAML =
+      YAMLFactory.builder().enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL).build();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   /** The text is not one YAML document; {@code location} is where the parser gave up. */
@@ -66,7 +69,7 @@ public final class YamlTreeReader {
       JsonNode root = reader.value("");
       if (parser.nextToken() != null) {
         throw new NotYaml(
-            "more than one YAML document (a manifest is one document)",
+            "a second YAML document starts here (a manifest is one document)",
             locationOf(parser.currentTokenLocation()),
             null);
       }
@@ -102,7 +105,10 @@ public final class YamlTreeReader {
       case VALUE_NUMBER_INT:
         return integer();
       case VALUE_NUMBER_FLOAT:
-        return NODES.numberNode(parser.getDecimalValue());
+        // The same node types a plain ObjectMapper tree would hold, so config trees compare equal.
+        return parser.getNumberType() == JsonParser.NumberType.BIG_DECIMAL
+            ? NODES.numberNode(parser.getDecimalValue())
+            : NODES.numberNode(parser.getDoubleValue());
       case VALUE_TRUE:
         return NODES.booleanNode(true);
       case VALUE_FALSE:
