@@ -74,7 +74,7 @@ public enum Code {
   E_MAN_001("the manifest is unreadable or not YAML", "fix the file so it parses as YAML"),
   E_MAN_002(
       "an unknown or missing key, a wrong type or a bad value in the manifest",
-      "correct the key at the given line; see docs/manifest in the README"),
+      "correct the named key or value at the given line and column"),
   E_MAN_003(
       "a path in the manifest escapes the capsule directory",
       "keep every path inside the capsule directory (no '..', no symlinks out)"),

@@ -1,0 +1,296 @@
+package io.capsule.runtime.bridge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.runtime.bridge.ToolCallEvent.CallStatus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.Scheduler;
+import scala.concurrent.ExecutionContext;
+
+/**
+ * Runs {@code tools/call}s: the gate, the in-flight limit, the process, the listener's events, and
+ * the MCP result. Thread-safe: called concurrently from HTTP stream threads; its state is a few
+ * atomics and a concurrent set of running processes.
+ */
+final class CallRunner {
+
+  private final CallGate gate;
+  private final BridgeConfig config;
+  private final ToolWorkspace workspace;
+  private final boolean readOnlyMount;
+  private final boolean asRoot;
+  private final Executor io;
+  private final Scheduler scheduler;
+  private final ExecutionContext ec;
+  private final ToolBridge.Listener listener;
+
+  private final AtomicBoolean ending = new AtomicBoolean();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicLong sequence = new AtomicLong();
+  private final Set<ToolProcess> running = ConcurrentHashMap.newKeySet();
+
+  CallRunner(
+      CallGate gate,
+      BridgeConfig config,
+      ToolWorkspace workspace,
+      boolean readOnlyMount,
+      boolean asRoot,
+      Executor io,
+      Scheduler scheduler,
+      ExecutionContext ec,
+      ToolBridge.Listener listener) {
+    this.gate = gate;
+    this.config = config;
+    this.workspace = workspace;
+    this.readOnlyMount = readOnlyMount;
+    this.asRoot = asRoot;
+    this.io = io;
+    this.scheduler = scheduler;
+    this.ec = ec;
+    this.listener = listener;
+  }
+
+  void beginEnding() {
+    ending.set(true);
+  }
+
+  boolean isEnding() {
+    return ending.get();
+  }
+
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  /** Kills every running tool's group; their calls finish {@link CallStatus#STOPPED}. */
+  void stopAll() {
+    ending.set(true);
+    running.forEach(p -> p.kill(ToolProcess.End.STOPPED));
+  }
+
+  /**
+   * Runs one call and completes with its {@code tools/call} result (never exceptionally: every
+   * failure is an {@code isError} result). A process started here is registered with {@code
+   * connection}, which kills it if the connection closes first.
+   */
+  CompletionStage<ObjectNode> call(
+      String rpcId, String toolName, JsonNode arguments, Connection connection) {
+    long startNanos = System.nanoTime();
+    String callId = "call-" + sequence.incrementAndGet();
+    String tool = CallGate.shorten(toolName);
+    int inputBytes = arguments == null ? 0 : JsonRpc.bytes(arguments).length;
+    Call call = new Call(callId, rpcId, tool, inputBytes, startNanos);
+
+    CallGate.Verdict verdict = gate.check(toolName, arguments, ending.get());
+    if (verdict instanceof CallGate.Refused refused) {
+      return CompletableFuture.completedFuture(refuse(call, refused.diagnostic()));
+    }
+    CallGate.Admitted admitted = (CallGate.Admitted) verdict;
+    if (inFlight.incrementAndGet() > config.maxInFlight()) {
+      inFlight.decrementAndGet();
+      return CompletableFuture.completedFuture(
+          refuse(
+              call,
+              Diagnostic.of(
+                  Code.E_TOOL_005,
+                  config.maxInFlight()
+                      + " tool calls are already running; '"
+                      + tool
+                      + "' was not started")));
+    }
+    List<String> argv =
+        ToolCommand.argv(
+            admitted.tool().binary(),
+            admitted.args(),
+            readOnlyMount ? Optional.of(workspace.workdir()) : Optional.empty(),
+            asRoot);
+    ToolProcess process;
+    try {
+      process =
+          ToolProcess.start(
+              argv,
+              workspace,
+              admitted.stdin(),
+              config.outputCapBytes(),
+              config.callTimeout(),
+              io,
+              scheduler,
+              ec);
+    } catch (IOException e) {
+      inFlight.decrementAndGet();
+      Diagnostic failed =
+          Diagnostic.of(Code.E_TOOL_009, "'" + tool + "' could not be started: " + e.getMessage());
+      ObjectNode result = McpProtocol.callResult(List.of(failed.render()), true);
+      finish(call, result, CallStatus.FAILED, Optional.empty(), Optional.of(failed));
+      return CompletableFuture.completedFuture(result);
+    }
+    running.add(process);
+    listener.onCall(new ToolCallEvent.Started(callId, rpcId, tool, inputBytes));
+    if (ending.get()) {
+      // stop() raced with this call between the gate and registration: it must not outlive it
+      process.kill(ToolProcess.End.STOPPED);
+    }
+    connection.attach(process);
+    return process
+        .outcome()
+        .thenApply(
+            outcome -> {
+              running.remove(process);
+              connection.detach(process);
+              inFlight.decrementAndGet();
+              return complete(call, outcome);
+            });
+  }
+
+  private ObjectNode complete(Call call, ToolProcess.Outcome outcome) {
+    List<String> texts = new ArrayList<>();
+    if (!outcome.stdout().isEmpty()) {
+      texts.add(outcome.stdout());
+    }
+    if (!outcome.stderr().isEmpty()) {
+      texts.add("stderr:\n" + outcome.stderr());
+    }
+    if (outcome.truncated()) {
+      texts.add(
+          "[output cut at "
+              + config.outputCapBytes()
+              + " bytes (stdout and stderr together); the rest was dropped]");
+    }
+    Optional<Diagnostic> diagnostic = Optional.empty();
+    CallStatus status;
+    switch (outcome.end()) {
+      case EXITED -> {
+        int code = outcome.exitCode().orElse(-1);
+        if (code == 0) {
+          status = CallStatus.OK;
+        } else if (readOnlyMount
+            && code == ToolCommand.SETUP_FAILED
+            && outcome.stderr().contains(ToolCommand.SETUP_FAILED_MESSAGE)) {
+          status = CallStatus.FAILED;
+          diagnostic =
+              Optional.of(
+                  Diagnostic.of(
+                      Code.E_TOOL_006,
+                      "the workdir could not be mounted read-only; '"
+                          + call.tool
+                          + "' did not run"));
+        } else {
+          status = CallStatus.TOOL_ERROR;
+          texts.add("exit code " + code);
+        }
+      }
+      case TIMED_OUT -> {
+        status = CallStatus.TIMED_OUT;
+        diagnostic =
+            Optional.of(
+                Diagnostic.of(
+                    Code.E_TOOL_007,
+                    "'"
+                        + call.tool
+                        + "' ran past "
+                        + config.callTimeout().toMillis()
+                        + " ms and its process group was killed"));
+      }
+      case ABANDONED -> {
+        status = CallStatus.ABANDONED;
+        diagnostic =
+            Optional.of(
+                Diagnostic.of(
+                    Code.E_TOOL_008,
+                    "the harness closed the connection while '"
+                        + call.tool
+                        + "' ran; its process group was killed"));
+      }
+      case STOPPED -> {
+        status = CallStatus.STOPPED;
+        diagnostic =
+            Optional.of(
+                Diagnostic.of(
+                    Code.E_TOOL_008,
+                    "the run ended while '" + call.tool + "' ran; its process group was killed"));
+      }
+      default -> throw new IllegalStateException("unknown end " + outcome.end());
+    }
+    diagnostic.ifPresent(d -> texts.add(d.render()));
+    if (texts.isEmpty()) {
+      texts.add("(no output)");
+    }
+    ObjectNode result = McpProtocol.callResult(texts, status != CallStatus.OK);
+    Optional<Integer> exit =
+        outcome.end() == ToolProcess.End.EXITED && outcome.exitCode().isPresent()
+            ? Optional.of(outcome.exitCode().getAsInt())
+            : Optional.empty();
+    finish(call, result, status, exit, diagnostic);
+    return result;
+  }
+
+  private ObjectNode refuse(Call call, Diagnostic diagnostic) {
+    ObjectNode result = McpProtocol.callResult(List.of(diagnostic.render()), true);
+    finish(call, result, CallStatus.REFUSED, Optional.empty(), Optional.of(diagnostic));
+    return result;
+  }
+
+  private void finish(
+      Call call,
+      ObjectNode result,
+      CallStatus status,
+      Optional<Integer> exitCode,
+      Optional<Diagnostic> diagnostic) {
+    int outputBytes = 0;
+    for (JsonNode item : result.path("content")) {
+      outputBytes += item.path("text").asText().getBytes(StandardCharsets.UTF_8).length;
+    }
+    listener.onCall(
+        new ToolCallEvent.Finished(
+            call.id,
+            call.rpcId,
+            call.tool,
+            call.inputBytes,
+            outputBytes,
+            java.time.Duration.ofNanos(System.nanoTime() - call.startNanos),
+            status,
+            exitCode,
+            diagnostic));
+  }
+
+  private record Call(String id, String rpcId, String tool, int inputBytes, long startNanos) {}
+
+  /**
+   * The calls running on one HTTP connection. When the connection ends (the client hung up), each
+   * call still running is killed as {@link ToolProcess.End#ABANDONED}.
+   */
+  static final class Connection {
+    private final Set<ToolProcess> calls = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    void attach(ToolProcess process) {
+      calls.add(process);
+      if (closed.get()) {
+        process.kill(ToolProcess.End.ABANDONED);
+      }
+    }
+
+    void detach(ToolProcess process) {
+      calls.remove(process);
+    }
+
+    void close() {
+      closed.set(true);
+      calls.forEach(p -> p.kill(ToolProcess.End.ABANDONED));
+    }
+  }
+}

@@ -1,0 +1,311 @@
+package io.capsule.runtime.bridge;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.driver.api.Bridge;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
+import scala.concurrent.duration.FiniteDuration;
+
+/**
+ * One run's tool bridge: the capsule's tools offered to the harness over MCP on {@code 127.0.0.1},
+ * behind a fresh bearer token. The run starts it before {@code launch} (only when the capsule has
+ * tools), puts {@link #toBridge()} into the launch request, calls {@link #beginEnding()} when the
+ * run's outcome is decided and {@link #stop()} when the run ends.
+ *
+ * <p>Thread-safe; every method may be called from any thread.
+ */
+public final class ToolBridge {
+
+  /**
+   * What the bridge reports to its run.
+   *
+   * <p>Threading contract: called from foreign threads (Pekko HTTP stream threads, process reaper
+   * and pump threads), possibly concurrently, never from the run's actor. An implementation must
+   * not block and must not touch actor state: the run {@code tell}s itself a message. An exception
+   * it throws is swallowed (logged by nobody), so it must not rely on throwing.
+   */
+  public interface Listener {
+    /** A request arrived with the right token: the harness is alive (resets inactivity). */
+    void onActivity();
+
+    /** A call started or finished (refusals finish without starting). */
+    void onCall(ToolCallEvent event);
+
+    /** A listener that ignores everything. */
+    Listener NONE =
+        new Listener() {
+          @Override
+          public void onActivity() {}
+
+          @Override
+          public void onCall(ToolCallEvent event) {}
+        };
+  }
+
+  /** How long {@link #stop()} lets responses of killed calls reach the harness. */
+  private static final Duration TERMINATION_DEADLINE = Duration.ofSeconds(2);
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final String url;
+  private final String token;
+  private final String serverName;
+  private final List<String> toolNames;
+  private final ServerBinding binding;
+  private final CallRunner calls;
+  private final ExecutorService io;
+  private final AtomicReference<CompletableFuture<Done>> stopped = new AtomicReference<>();
+
+  private ToolBridge(
+      String token,
+      String serverName,
+      List<String> toolNames,
+      ServerBinding binding,
+      CallRunner calls,
+      ExecutorService io) {
+    this.url = "http://127.0.0.1:" + binding.localAddress().getPort() + BridgeHttp.PATH;
+    this.token = token;
+    this.serverName = serverName;
+    this.toolNames = toolNames;
+    this.binding = binding;
+    this.calls = calls;
+    this.io = io;
+  }
+
+  /**
+   * Binds a new bridge on {@code 127.0.0.1}, an ephemeral port, path {@code /bridge}.
+   *
+   * <p>With {@code workspace.readOnly()}, first checks (once) that this host can mount the workdir
+   * read-only for a tool; if it cannot, the bridge still starts, and every call is refused {@code
+   * E-TOOL-006} (fail closed, visible to the model and the trace).
+   *
+   * @param tools the inventory, fixed for the bridge's life (see {@link ShellTool#resolveAll})
+   * @return the bound bridge, or a failed stage with {@link ToolBridgeException} ({@code
+   *     E-TOOL-009}) when it cannot bind
+   */
+  public static CompletionStage<ToolBridge> start(
+      ActorSystem<?> system,
+      BridgeConfig config,
+      ToolWorkspace workspace,
+      List<ShellTool> tools,
+      Listener listener) {
+    Objects.requireNonNull(system, "system");
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(workspace, "workspace");
+    Objects.requireNonNull(listener, "listener");
+    List<ShellTool> inventory = List.copyOf(tools);
+    ExecutorService io = Executors.newCachedThreadPool(daemonThreads());
+    Listener safe = new SafeListener(listener);
+    boolean asRoot = runningAsRoot();
+    CompletableFuture<CallGate.ReadOnly> readOnly =
+        workspace.readOnly()
+            ? CompletableFuture.supplyAsync(() -> probeReadOnly(workspace, asRoot), io)
+            : CompletableFuture.completedFuture(CallGate.ReadOnly.NOT_REQUIRED);
+    String token = newToken();
+    return readOnly
+        .thenCompose(
+            rule -> {
+              CallGate gate = new CallGate(inventory, rule, config.policy());
+              CallRunner runner =
+                  new CallRunner(
+                      gate,
+                      config,
+                      workspace,
+                      rule == CallGate.ReadOnly.ENFORCED,
+                      asRoot,
+                      io,
+                      system.scheduler(),
+                      system.executionContext(),
+                      safe);
+              McpProtocol mcp = new McpProtocol(config.serverName(), inventory);
+              BridgeHttp http = new BridgeHttp(token, mcp, runner, config, safe);
+              return Http.get(system)
+                  .newServerAt("127.0.0.1", 0)
+                  .withSettings(serverSettings(system, config))
+                  .bindFlow(http.flow())
+                  .thenApply(
+                      binding ->
+                          new ToolBridge(
+                              token,
+                              config.serverName(),
+                              inventory.stream().map(ShellTool::name).toList(),
+                              binding,
+                              runner,
+                              io));
+            })
+        .handle(
+            (bridge, failure) -> {
+              if (failure == null) {
+                return bridge;
+              }
+              io.shutdownNow();
+              throw new ToolBridgeException(
+                  Diagnostic.of(
+                      Code.E_TOOL_009, "the tool bridge could not bind on 127.0.0.1: " + failure),
+                  failure);
+            });
+  }
+
+  /** {@code http://127.0.0.1:<port>/bridge}. */
+  public String url() {
+    return url;
+  }
+
+  /** The token every request must carry as {@code Authorization: Bearer <token>}. */
+  public String bearerToken() {
+    return token;
+  }
+
+  public String serverName() {
+    return serverName;
+  }
+
+  /** The bare tool names, in manifest order. */
+  public List<String> toolNames() {
+    return toolNames;
+  }
+
+  /** The WIT {@code bridge} record for the launch request. */
+  public Bridge toBridge() {
+    return new Bridge(serverName, url, token, toolNames);
+  }
+
+  /** Tool calls running now. */
+  public int callsInFlight() {
+    return calls.inFlight();
+  }
+
+  /**
+   * The run is ending: calls from now on are refused {@code E-TOOL-003}; running ones go on until
+   * they finish or {@link #stop()} kills them. Idempotent.
+   */
+  public void beginEnding() {
+    calls.beginEnding();
+  }
+
+  /**
+   * Refuses new calls, kills every running tool's process group (those calls finish {@code
+   * STOPPED}), closes the listening socket and every connection. Completes when the port is
+   * released. Idempotent: later calls return the same stage.
+   */
+  public CompletionStage<Done> stop() {
+    CompletableFuture<Done> fresh = new CompletableFuture<>();
+    if (!stopped.compareAndSet(null, fresh)) {
+      return stopped.get();
+    }
+    calls.stopAll();
+    binding
+        .terminate(TERMINATION_DEADLINE)
+        .whenComplete(
+            (terminated, failure) -> {
+              io.shutdown();
+              fresh.complete(Done.getInstance());
+            });
+    return fresh;
+  }
+
+  @Override
+  public String toString() {
+    return "ToolBridge[url=" + url + ", tools=" + toolNames + "]";
+  }
+
+  private static ServerSettings serverSettings(ActorSystem<?> system, BridgeConfig config) {
+    ServerSettings base = ServerSettings.create(system.classicSystem());
+    // Pekko's own request timeout would answer 503 under a long tool call; the bridge bounds the
+    // body read and the call itself, so Pekko's bound only backs those up.
+    Duration backstop =
+        config.requestReadTimeout().plus(config.callTimeout()).plus(Duration.ofSeconds(30));
+    FiniteDuration finite = FiniteDuration.fromNanos(backstop.toNanos());
+    return base.withMaxConnections(config.maxConnections())
+        .withParserSettings(base.getParserSettings().withMaxContentLength(config.bodyCapBytes()))
+        .withTimeouts(base.getTimeouts().withRequestTimeout(finite).withIdleTimeout(finite));
+  }
+
+  /** Whether the mount prelude works here: fail closed on anything but a clean exit 0. */
+  private static CallGate.ReadOnly probeReadOnly(ToolWorkspace workspace, boolean asRoot) {
+    try {
+      Process probe =
+          new ProcessBuilder(ToolCommand.readOnlyProbe(workspace.workdir(), asRoot))
+              .directory(workspace.workdir().toFile())
+              .redirectErrorStream(true)
+              .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+              .start();
+      probe.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+      boolean exited = probe.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+      if (!exited) {
+        probe.destroyForcibly();
+        return CallGate.ReadOnly.UNENFORCEABLE;
+      }
+      return probe.exitValue() == 0 ? CallGate.ReadOnly.ENFORCED : CallGate.ReadOnly.UNENFORCEABLE;
+    } catch (IOException e) {
+      return CallGate.ReadOnly.UNENFORCEABLE;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CallGate.ReadOnly.UNENFORCEABLE;
+    }
+  }
+
+  private static boolean runningAsRoot() {
+    try {
+      return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** 32 random bytes, hex: unguessable, and safe in a header and a command line. */
+  private static String newToken() {
+    byte[] bytes = new byte[32];
+    RANDOM.nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+
+  private static ThreadFactory daemonThreads() {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "capsule-bridge-io-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Shields the bridge from a listener that throws. */
+  private record SafeListener(Listener delegate) implements Listener {
+    @Override
+    public void onActivity() {
+      try {
+        delegate.onActivity();
+      } catch (RuntimeException e) {
+        // the listener's contract forbids throwing; a bug there must not break a tool call
+      }
+    }
+
+    @Override
+    public void onCall(ToolCallEvent event) {
+      try {
+        delegate.onCall(event);
+      } catch (RuntimeException e) {
+        // as above
+      }
+    }
+  }
+}
