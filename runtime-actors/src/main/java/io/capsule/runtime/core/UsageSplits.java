@@ -1,0 +1,32 @@
+package io.capsule.runtime.core;
+
+import io.capsule.driver.api.Usage;
+import io.capsule.protocol.frame.UsageSplit;
+
+/** The wire mapping of run-semantics §7: driver usage → the five required integers. */
+public final class UsageSplits {
+
+  private UsageSplits() {}
+
+  /**
+   * {@code fresh_input} = input, {@code cache_read} = cache-read, {@code cache_write} =
+   * cache-creation, {@code output} = output − thinking (never below 0: a driver that reports more
+   * thinking than output has no negative output), {@code thinking} = thinking. An unreported member
+   * is 0 here; only the trace keeps it unreported.
+   */
+  public static UsageSplit of(Usage u) {
+    long output = u64(u.output().orElse(0L));
+    long thinking = u64(u.thinking().orElse(0L));
+    return new UsageSplit(
+        u64(u.cacheRead().orElse(0L)),
+        u64(u.cacheCreation().orElse(0L)),
+        u64(u.input().orElse(0L)),
+        Math.max(0L, output - thinking),
+        thinking);
+  }
+
+  /** A u64 above {@link Long#MAX_VALUE} reads negative in Java; the wire caps it instead. */
+  private static long u64(long value) {
+    return value < 0 ? Long.MAX_VALUE : value;
+  }
+}
