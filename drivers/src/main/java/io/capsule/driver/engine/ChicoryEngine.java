@@ -1,0 +1,81 @@
+package io.capsule.driver.engine;
+
+import com.dylibso.chicory.compiler.MachineFactoryCompiler;
+import com.dylibso.chicory.runtime.Instance;
+import com.dylibso.chicory.runtime.Machine;
+import com.dylibso.chicory.wasm.Parser;
+import io.capsule.driver.wasm.WasmEngine;
+import io.capsule.driver.wasm.WasmInstance;
+import io.capsule.driver.wasm.WasmModule;
+import java.time.Duration;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The pure-Java engine: Chicory 1.7.5 in compiler mode (each module is translated to JVM bytecode
+ * once, when compiled; a few hundred ms to over a second for a real driver, which is why compiled
+ * modules are cached). Calls are bounded by thread interruption ({@link CallWatchdog}); memory by
+ * the rewritten declared maximum, the same bytes wasmtime compiles.
+ *
+ * <p>Thread-safe: compiled modules are shared; each instance is confined to one thread at a time.
+ */
+public final class ChicoryEngine implements WasmEngine {
+
+  public static final String NAME = "chicory";
+
+  private final CallWatchdog watchdog = new CallWatchdog();
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public WasmModule compile(byte[] coreModule, long memoryCapBytes) {
+    PreparedModule prepared = PreparedModule.prepare(coreModule, memoryCapBytes);
+    com.dylibso.chicory.wasm.WasmModule module;
+    Function<Instance, Machine> machines;
+    try {
+      module = Parser.parse(prepared.cappedBytes());
+      machines = MachineFactoryCompiler.compile(module);
+    } catch (RuntimeException e) {
+      throw Failures.unloadable("chicory cannot compile the driver: " + e.getMessage(), e);
+    }
+    return new Compiled(prepared, module, machines);
+  }
+
+  @Override
+  public void close() {
+    watchdog.close();
+  }
+
+  private final class Compiled implements WasmModule {
+    private final PreparedModule prepared;
+    private final com.dylibso.chicory.wasm.WasmModule module;
+    private final Function<Instance, Machine> machines;
+
+    Compiled(
+        PreparedModule prepared,
+        com.dylibso.chicory.wasm.WasmModule module,
+        Function<Instance, Machine> machines) {
+      this.prepared = prepared;
+      this.module = module;
+      this.machines = machines;
+    }
+
+    @Override
+    public String sha256() {
+      return prepared.sha256();
+    }
+
+    @Override
+    public Set<String> functionExports() {
+      return prepared.functionExports().keySet();
+    }
+
+    @Override
+    public WasmInstance instantiate(Duration callDeadline) {
+      return ChicoryInstance.create(module, machines, prepared, watchdog, callDeadline);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.capsule.driver.engine;
+
+import io.github.kawamuray.wasmtime.Engine;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Advances a wasmtime engine's epoch every {@link #TICK}, from one daemon thread shared by every
+ * store of that engine, so each store's epoch deadline (set in ticks before each call) turns into
+ * wall-clock time. A running guest checks the epoch at function entries and loop back-edges and
+ * traps once its deadline has passed; the store stays usable.
+ *
+ * <p>Thread-safe. Started on first use, stopped by {@link #close()}.
+ */
+final class EpochTicker implements AutoCloseable {
+
+  /**
+   * 10 ms: deadlines are 30 s by default and tests use a few hundred ms, so a deadline fires at
+   * most one tick late; a faster tick would cost wake-ups for no one's benefit.
+   */
+  static final Duration TICK = Duration.ofMillis(10);
+
+  private final Engine engine;
+  private ScheduledExecutorService timer;
+  private boolean closed;
+
+  EpochTicker(Engine engine) {
+    this.engine = engine;
+  }
+
+  /** The deadline in ticks: rounded up, plus one for the partial tick already under way. */
+  static long ticks(Duration deadline) {
+    long tick = TICK.toNanos();
+    return Math.max(1, (deadline.toNanos() + tick - 1) / tick) + 1;
+  }
+
+  synchronized void ensureStarted() {
+    if (closed) {
+      throw new IllegalStateException("the wasmtime engine is closed");
+    }
+    if (timer == null) {
+      timer =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "capsule-wasmtime-epoch");
+                t.setDaemon(true);
+                return t;
+              });
+      long period = TICK.toNanos();
+      timer.scheduleAtFixedRate(engine::incrementEpoch, period, period, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (timer != null) {
+      timer.shutdownNow();
+      try {
+        timer.awaitTermination(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      timer = null;
+    }
+  }
+}
