@@ -297,15 +297,15 @@ public final class ManifestValidator {
     Optional<Artifact> named = artifacts.stream().filter(a -> a.name().equals(name)).findFirst();
     if (named.isEmpty()) {
       // An entry that failed validation itself is already reported; do not pile on.
-      boolean declared = tree.root().path("artifacts").findValuesAsText("name").contains(name);
-      if (!declared) {
+      List<String> declared = tree.root().path("artifacts").findValuesAsText("name");
+      if (!declared.contains(name)) {
         problems.atValue(
             Code.E_MAN_002,
             d.pathOf("artifact"),
             "driver artifact '"
                 + name
                 + "' names no artifacts[] entry (declared: "
-                + artifacts.stream().map(Artifact::name).toList()
+                + declared
                 + ")");
       }
     } else if (!named.get().isDriver()) {
