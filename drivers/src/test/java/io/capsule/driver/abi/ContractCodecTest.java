@@ -71,6 +71,12 @@ class ContractCodecTest {
     assertEquals(76, ContractTypes.DESCRIPTION.size());
     assertEquals(4, ContractTypes.DESCRIPTION.alignment());
     assertEquals(48, ContractTypes.DESCRIPTION.offset(8), "login-check offset");
+    assertEquals(100, ContractTypes.LAUNCH_REQUEST.size());
+    assertEquals(56, ContractTypes.LAUNCH_RESULT.size());
+    assertEquals(12, ContractTypes.LOGIN_STATE.size());
+    assertEquals(
+        List.of(0, 8, 24, 40, 56),
+        List.of(0, 1, 2, 3, 4).stream().map(ContractTypes.QUOTA_WINDOW::offset).toList());
     assertEquals(25, ContractTypes.LAUNCH_REQUEST.flat().size());
     assertEquals(List.of(FlatType.I32), ContractTypes.LAUNCH.coreParams(), "passed by pointer");
     assertEquals(List.of(FlatType.I32, FlatType.I32), ContractTypes.PARSE.coreParams());
