@@ -1,0 +1,570 @@
+package io.capsule.runtime.harness;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.driver.api.InterruptMethod;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.stream.Materializer;
+
+/**
+ * Owns one harness OS process group (run-semantics §4, §5, §9): spawns it from an {@link
+ * AppliedLaunch}, feeds stdin, streams stdout as acknowledged line batches, keeps stderr's tail,
+ * delivers interrupts and kills the whole group.
+ *
+ * <p>The harness is started through {@code setsid(1)}, so it leads a new session and process group
+ * whose id is its pid; signals go to the group, which also reaches children that outlive their
+ * parent. Nothing of the JVM's environment is inherited: the environment is exactly the applied
+ * one.
+ *
+ * <p>Back-pressure: stdout is read by a Pekko stream (pipe reads on the blocking dispatcher named
+ * by {@link HarnessLimits#ioDispatcher()}) that frames lines and batches whatever is ready (at most
+ * {@code batchMaxLines}); one batch is in flight at a time and the next is sent only after the
+ * listener's {@link BatchHandled}. Until then the stream stops reading, the pipe fills and the
+ * harness blocks in its write: nothing is buffered without bound.
+ *
+ * <p>Timers: the listener (the run) owns every run timer (terminal grace, interrupt grace,
+ * inactivity); this actor owns only the stderr drain bound after the exit.
+ *
+ * <p>Lifecycle: it stops itself once it has sent both {@link Exited} and {@link StdoutEnded} (or
+ * after {@link SpawnFailed}). On {@code PostStop} and {@code PreRestart} it kills the whole group
+ * and closes the pipes, so no process of the group outlives it. Spawn it with the default (stop)
+ * supervision: a restart would spawn the harness again.
+ *
+ * <p>Threading: process waits, pipe I/O, spawns and signals run on the I/O dispatcher; those
+ * threads only send messages to this actor (or complete futures the actor created).
+ */
+public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Command> {
+
+  /** What the run may send, and what this actor sends itself. */
+  public sealed interface Command {}
+
+  /**
+   * Interrupt the turn in progress by the driver's method: {@code stdin-message} writes {@code
+   * stdinBytes} (else the plan's {@code interrupt-stdin}) to the still-open stdin; {@code
+   * signal-int} sends SIGINT to the process group; {@code unsupported} does nothing. Answered with
+   * {@link InterruptResult}.
+   */
+  public record Interrupt(InterruptMethod method, Optional<byte[]> stdinBytes) implements Command {
+    public Interrupt {
+      Objects.requireNonNull(method, "method");
+      Objects.requireNonNull(stdinBytes, "stdinBytes");
+    }
+  }
+
+  /** Close the harness's stdin (after pending writes). Idempotent. */
+  public record CloseStdin() implements Command {}
+
+  /** SIGKILL the whole process group. Idempotent; the cause is logged. */
+  public record Kill(String cause) implements Command {
+    public Kill {
+      Objects.requireNonNull(cause, "cause");
+    }
+  }
+
+  /** The listener handled the last {@link Lines}: the next batch may come. */
+  public record BatchHandled() implements Command {}
+
+  private record SpawnResult(Process process, Throwable failure) implements Command {}
+
+  private record StdoutBatch(List<LineFramer.Line> lines, CompletableFuture<Done> ack)
+      implements Command {}
+
+  private record StdoutDone(Throwable failure) implements Command {}
+
+  private record StderrChunk(byte[] bytes, CompletableFuture<Done> ack) implements Command {}
+
+  private record StderrDone() implements Command {}
+
+  private record ProcessExited(int exitValue) implements Command {}
+
+  private record StdinWritten(boolean initial, boolean interrupt, Throwable failure)
+      implements Command {}
+
+  private record SignalSent(boolean delivered) implements Command {}
+
+  private record KillDone() implements Command {}
+
+  private enum StderrDrainElapsed implements Command {
+    INSTANCE
+  }
+
+  /** What the listener receives. */
+  public sealed interface Event {}
+
+  /** The harness runs; its process group id equals its pid. */
+  public record Spawned(long pid, long pgid) implements Event {}
+
+  /** The harness could not be started ({@code E-RUN-007}); the actor stops. */
+  public record SpawnFailed(Diagnostic diagnostic) implements Event {}
+
+  /**
+   * Writing the initial stdin failed ({@code E-RUN-007}), e.g. the harness exited without reading
+   * it. Not sent for writes cut short by {@link Kill}; the run decides what it means.
+   */
+  public record StdinFailed(Diagnostic diagnostic) implements Event {}
+
+  /** The next lines of stdout, in order; answer with {@link BatchHandled}. */
+  public record Lines(List<String> lines) implements Event {
+    public Lines {
+      lines = List.copyOf(lines);
+    }
+  }
+
+  /** A line of the next {@link Lines} was longer than the cap and was cut (for the trace). */
+  public record LineCut(String note) implements Event {}
+
+  /** stdout reached EOF (or failed to read, which is logged); no more {@link Lines} follow. */
+  public record StdoutEnded() implements Event {}
+
+  /** Whether the last {@link Interrupt} reached the harness. */
+  public record InterruptResult(boolean delivered) implements Event {}
+
+  /**
+   * The harness (the group leader) exited. The JDK reports a death by signal N as 128+N, so a
+   * status of 129..192 is reported as that signal and no code (the shell's convention too).
+   *
+   * @param killedByRuntime a {@link Kill} (or the actor's stop) arrived while it was running
+   */
+  public record Exited(
+      Optional<Integer> code, Optional<Integer> signal, String stderrTail, boolean killedByRuntime)
+      implements Event {}
+
+  private static final int STDOUT_CHUNK = 64 * 1024;
+  private static final int STDERR_CHUNK = 4 * 1024;
+  private static final Object DRAIN_TIMER = "stderr-drain";
+
+  private final AppliedLaunch launch;
+  private final ActorRef<Event> listener;
+  private final ActorRef<Command> self;
+  private final HarnessLimits limits;
+  private final TimerScheduler<Command> timers;
+  private final Executor io;
+  private final Materializer materializer;
+  private final StderrTail stderrTail;
+  private final CompletableFuture<Process> spawning;
+
+  private Process process;
+  private long pgid;
+  private boolean stdinOpen = true;
+  private CompletableFuture<Void> stdinChain = CompletableFuture.completedFuture(null);
+  private CompletableFuture<Done> pendingAck;
+  private boolean killRequested;
+  private boolean killedByRuntime;
+  private boolean killInFlight;
+  private Integer exitValue;
+  private boolean stderrDone;
+  private boolean drainElapsed;
+  private boolean exitReported;
+  private boolean stdoutEnded;
+
+  public static Behavior<Command> create(
+      AppliedLaunch launch, ActorRef<Event> listener, HarnessLimits limits) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers -> new HarnessProcess(context, timers, launch, listener, limits)));
+  }
+
+  private HarnessProcess(
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers,
+      AppliedLaunch launch,
+      ActorRef<Event> listener,
+      HarnessLimits limits) {
+    super(context);
+    this.launch = launch;
+    this.listener = listener;
+    this.self = context.getSelf();
+    this.limits = limits;
+    this.timers = timers;
+    this.io =
+        context
+            .getSystem()
+            .dispatchers()
+            .lookup(DispatcherSelector.fromConfig(limits.ioDispatcher()));
+    this.materializer = Materializer.createMaterializer(context);
+    this.stderrTail = new StderrTail(limits.stderrTailBytes());
+    this.spawning = CompletableFuture.supplyAsync(() -> start(launch), io);
+    context.pipeToSelf(spawning, (p, failure) -> new SpawnResult(p, unwrap(failure)));
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(SpawnResult.class, this::onSpawnResult)
+        .onMessage(StdoutBatch.class, this::onStdoutBatch)
+        .onMessage(BatchHandled.class, this::onBatchHandled)
+        .onMessage(StdoutDone.class, this::onStdoutDone)
+        .onMessage(StderrChunk.class, this::onStderrChunk)
+        .onMessage(StderrDone.class, m -> onStderrDone())
+        .onMessage(ProcessExited.class, this::onProcessExited)
+        .onMessage(Interrupt.class, this::onInterrupt)
+        .onMessage(SignalSent.class, m -> reply(m.delivered()))
+        .onMessage(StdinWritten.class, this::onStdinWritten)
+        .onMessage(CloseStdin.class, m -> onCloseStdin())
+        .onMessage(Kill.class, this::onKill)
+        .onMessage(KillDone.class, m -> onKillDone())
+        .onMessageEquals(StderrDrainElapsed.INSTANCE, this::onDrainElapsed)
+        .onSignal(PostStop.class, s -> releaseAll())
+        .onSignal(PreRestart.class, s -> releaseAll())
+        .build();
+  }
+
+  // --- spawn ---
+
+  /** Runs on the I/O dispatcher. */
+  private static Process start(AppliedLaunch launch) {
+    if (!Files.isExecutable(ProcessGroup.SETSID)) {
+      throw new CompletionException(
+          new IOException("setsid(1) is missing at " + ProcessGroup.SETSID));
+    }
+    java.nio.file.Path binary = launch.workdir().resolve(launch.binary());
+    if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
+      throw new CompletionException(new IOException(binary + " is not an executable file"));
+    }
+    List<String> command = new ArrayList<>(launch.args().size() + 2);
+    command.add(ProcessGroup.SETSID.toString());
+    command.add(binary.toString());
+    command.addAll(launch.args());
+    ProcessBuilder builder = new ProcessBuilder(command).directory(launch.workdir().toFile());
+    builder.environment().clear();
+    builder.environment().putAll(launch.env());
+    try {
+      return builder.start();
+    } catch (IOException e) {
+      throw new CompletionException(e);
+    }
+  }
+
+  private Behavior<Command> onSpawnResult(SpawnResult result) {
+    if (result.failure() != null) {
+      listener.tell(
+          new SpawnFailed(
+              Diagnostic.of(
+                  Code.E_RUN_007,
+                  "could not start the harness: " + result.failure().getMessage(),
+                  java.util.Map.of("binary", launch.binary().toString()))));
+      return Behaviors.stopped();
+    }
+    process = result.process();
+    pgid = process.pid();
+    getContext()
+        .getLog()
+        .debug(
+            "harness started pid={} args={} env={}",
+            pgid,
+            launch.args().size(),
+            launch.env().keySet());
+    listener.tell(new Spawned(process.pid(), pgid));
+    getContext()
+        .pipeToSelf(
+            HarnessStreams.stdout(process, limits, STDOUT_CHUNK, this::offerBatch)
+                .run(materializer),
+            (done, failure) -> new StdoutDone(failure));
+    getContext()
+        .pipeToSelf(
+            HarnessStreams.stderr(process, limits, STDERR_CHUNK, this::offerStderr)
+                .run(materializer),
+            (done, failure) -> new StderrDone());
+    getContext().pipeToSelf(process.onExit(), (p, failure) -> new ProcessExited(p.exitValue()));
+    writeInitialStdin();
+    if (killRequested) {
+      startKill();
+    }
+    return this;
+  }
+
+  // --- stdout ---
+
+  /** Called on a stream thread: hands a batch to the actor, completes when it is acknowledged. */
+  private CompletableFuture<Done> offerBatch(List<LineFramer.Line> lines) {
+    CompletableFuture<Done> ack = new CompletableFuture<>();
+    self.tell(new StdoutBatch(lines, ack));
+    return ack;
+  }
+
+  private Behavior<Command> onStdoutBatch(StdoutBatch batch) {
+    pendingAck = batch.ack();
+    List<String> texts = new ArrayList<>(batch.lines().size());
+    for (LineFramer.Line line : batch.lines()) {
+      if (line.isCut()) {
+        listener.tell(
+            new LineCut(
+                "stdout line of "
+                    + line.originalBytes()
+                    + " bytes cut at the line cap of "
+                    + limits.lineCapBytes()
+                    + " bytes"));
+      }
+      texts.add(line.text());
+    }
+    listener.tell(new Lines(texts));
+    return this;
+  }
+
+  private Behavior<Command> onBatchHandled(BatchHandled ack) {
+    if (pendingAck != null) {
+      CompletableFuture<Done> done = pendingAck;
+      pendingAck = null;
+      done.complete(Done.getInstance());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onStdoutDone(StdoutDone done) {
+    if (done.failure() != null) {
+      getContext().getLog().warn("reading the harness's stdout failed", done.failure());
+    }
+    stdoutEnded = true;
+    listener.tell(new StdoutEnded());
+    return maybeStop();
+  }
+
+  // --- stderr ---
+
+  private CompletableFuture<Done> offerStderr(byte[] bytes) {
+    CompletableFuture<Done> ack = new CompletableFuture<>();
+    self.tell(new StderrChunk(bytes, ack));
+    return ack;
+  }
+
+  private Behavior<Command> onStderrChunk(StderrChunk chunk) {
+    stderrTail.append(chunk.bytes());
+    chunk.ack().complete(Done.getInstance());
+    return this;
+  }
+
+  private Behavior<Command> onStderrDone() {
+    stderrDone = true;
+    return maybeReportExit();
+  }
+
+  // --- exit ---
+
+  private Behavior<Command> onProcessExited(ProcessExited exited) {
+    exitValue = exited.exitValue();
+    if (!stderrDone) {
+      Duration bound = limits.stderrDrainTimeout();
+      timers.startSingleTimer(DRAIN_TIMER, StderrDrainElapsed.INSTANCE, bound);
+    }
+    return maybeReportExit();
+  }
+
+  private Behavior<Command> onDrainElapsed() {
+    drainElapsed = true;
+    return maybeReportExit();
+  }
+
+  private Behavior<Command> maybeReportExit() {
+    if (exitReported || exitValue == null || killInFlight || !(stderrDone || drainElapsed)) {
+      return this;
+    }
+    exitReported = true;
+    timers.cancel(DRAIN_TIMER);
+    int value = exitValue;
+    boolean bySignal = value > 128 && value <= 128 + 64;
+    listener.tell(
+        new Exited(
+            bySignal ? Optional.empty() : Optional.of(value),
+            bySignal ? Optional.of(value - 128) : Optional.empty(),
+            stderrTail.render(),
+            killedByRuntime));
+    return maybeStop();
+  }
+
+  private Behavior<Command> maybeStop() {
+    return exitReported && stdoutEnded ? Behaviors.stopped() : this;
+  }
+
+  // --- stdin ---
+
+  private void writeInitialStdin() {
+    byte[] bytes = launch.stdin();
+    boolean close = !launch.keepStdinOpen();
+    if (close) {
+      stdinOpen = false;
+    }
+    enqueueStdin(bytes, close, true, false);
+  }
+
+  private void enqueueStdin(byte[] bytes, boolean close, boolean initial, boolean interrupt) {
+    OutputStream stdin = process.getOutputStream();
+    stdinChain =
+        stdinChain
+            .handle((v, e) -> (Void) null)
+            .thenRunAsync(
+                () -> {
+                  try {
+                    if (bytes.length > 0) {
+                      stdin.write(bytes);
+                      stdin.flush();
+                    }
+                    if (close) {
+                      stdin.close();
+                    }
+                  } catch (IOException e) {
+                    throw new CompletionException(e);
+                  }
+                },
+                io);
+    getContext()
+        .pipeToSelf(stdinChain, (v, failure) -> new StdinWritten(initial, interrupt, failure));
+  }
+
+  private Behavior<Command> onStdinWritten(StdinWritten written) {
+    if (written.failure() == null) {
+      return written.interrupt() ? reply(true) : this;
+    }
+    stdinOpen = false;
+    if (written.interrupt()) {
+      return reply(false);
+    }
+    if (written.initial() && !killRequested) {
+      listener.tell(
+          new StdinFailed(
+              Diagnostic.of(
+                  Code.E_RUN_007,
+                  "could not write the harness's stdin: " + unwrap(written.failure()).getMessage(),
+                  java.util.Map.of("stdin_bytes", String.valueOf(launch.stdin().length)))));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCloseStdin() {
+    if (process != null && stdinOpen) {
+      stdinOpen = false;
+      enqueueStdin(new byte[0], true, false, false);
+    }
+    return this;
+  }
+
+  // --- interrupt ---
+
+  private Behavior<Command> onInterrupt(Interrupt interrupt) {
+    if (process == null || exitValue != null || killRequested) {
+      return reply(false);
+    }
+    switch (interrupt.method()) {
+      case STDIN_MESSAGE -> {
+        Optional<byte[]> bytes = interrupt.stdinBytes().or(launch::interruptStdin);
+        if (!stdinOpen || bytes.isEmpty() || bytes.get().length == 0) {
+          return reply(false);
+        }
+        enqueueStdin(bytes.get(), false, false, true);
+        return this;
+      }
+      case SIGNAL_INT -> {
+        long group = pgid;
+        getContext()
+            .pipeToSelf(
+                CompletableFuture.supplyAsync(() -> ProcessGroup.signal(group, "INT"), io),
+                (delivered, failure) -> new SignalSent(failure == null && delivered));
+        return this;
+      }
+      default -> {
+        return reply(false);
+      }
+    }
+  }
+
+  private Behavior<Command> reply(boolean delivered) {
+    listener.tell(new InterruptResult(delivered));
+    return this;
+  }
+
+  // --- kill ---
+
+  private Behavior<Command> onKill(Kill kill) {
+    if (killRequested) {
+      return this;
+    }
+    killRequested = true;
+    getContext().getLog().debug("killing harness group {}: {}", pgid, kill.cause());
+    if (process != null) {
+      startKill();
+    }
+    return this;
+  }
+
+  private void startKill() {
+    if (exitValue == null) {
+      killedByRuntime = true;
+    }
+    killInFlight = true;
+    Process leader = process;
+    long group = pgid;
+    getContext()
+        .pipeToSelf(
+            CompletableFuture.runAsync(() -> ProcessGroup.killAll(group, leader.toHandle()), io),
+            (v, failure) -> new KillDone());
+  }
+
+  private Behavior<Command> onKillDone() {
+    killInFlight = false;
+    return maybeReportExit();
+  }
+
+  // --- release ---
+
+  /**
+   * PostStop and PreRestart: kill the group and close the pipes on the I/O dispatcher (closing a
+   * pipe can wait for a blocked writer); inline only if that dispatcher is already shut down.
+   */
+  private Behavior<Command> releaseAll() {
+    if (process == null) {
+      // A spawn still in flight is killed as soon as it completes.
+      spawning.thenAcceptAsync(HarnessProcess::killAndClose, io);
+      return this;
+    }
+    Process leader = process;
+    try {
+      io.execute(() -> killAndClose(leader));
+    } catch (RejectedExecutionException e) {
+      killAndClose(leader);
+    }
+    return this;
+  }
+
+  private static void killAndClose(Process leader) {
+    ProcessGroup.killAll(leader.pid(), leader.toHandle());
+    closeQuietly(leader.getOutputStream());
+    closeQuietly(leader.getInputStream());
+    closeQuietly(leader.getErrorStream());
+  }
+
+  private static void closeQuietly(java.io.Closeable closeable) {
+    try {
+      closeable.close();
+    } catch (IOException e) {
+      // The process is gone; nothing is left to flush.
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
+  }
+}

@@ -1,0 +1,86 @@
+package io.capsule.runtime.harness;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.stream.ActorAttributes;
+import org.apache.pekko.stream.javadsl.RunnableGraph;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.StreamConverters;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * The two pipe-reading streams of {@link HarnessProcess}. The blocking pipe read is its own async
+ * island on the I/O dispatcher, so framing and batching never wait behind a blocked read.
+ */
+final class HarnessStreams {
+
+  private HarnessStreams() {}
+
+  /**
+   * stdout → {@link LineFramer} → batches of whatever is ready → {@code deliver}, one batch at a
+   * time (the next waits until the returned stage completes).
+   *
+   * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text: each line
+   * costs at least 1 and a line of the cap costs the whole batch, so 256 lines of 8 MiB never sit
+   * in one batch.
+   */
+  static RunnableGraph<CompletionStage<Done>> stdout(
+      Process process,
+      HarnessLimits limits,
+      int chunkSize,
+      Function<List<LineFramer.Line>, CompletionStage<Done>> deliver) {
+    long max = limits.batchMaxLines();
+    double bytesPerUnit = (double) limits.lineCapBytes() / max;
+    return pipe(process.getInputStream(), chunkSize, limits)
+        .statefulMapConcat(
+            () -> {
+              LineFramer framer = new LineFramer(limits.lineCapBytes());
+              return chunk -> framer.feed(chunk.toArrayUnsafe());
+            })
+        .batchWeighted(
+            max,
+            line -> Math.max(1L, Math.min(max, (long) (line.text().length() / bytesPerUnit))),
+            line -> {
+              List<LineFramer.Line> batch = new ArrayList<>();
+              batch.add(line);
+              return batch;
+            },
+            (batch, line) -> {
+              batch.add(line);
+              return batch;
+            })
+        .mapAsync(1, deliver::apply)
+        .toMat(Sink.ignore(), (left, right) -> right);
+  }
+
+  /**
+   * stderr → chunks conflated to the last {@code stderrTailBytes} while the actor is busy → {@code
+   * deliver}, one at a time: a harness flooding stderr cannot flood the actor's mailbox.
+   */
+  static RunnableGraph<CompletionStage<Done>> stderr(
+      Process process,
+      HarnessLimits limits,
+      int chunkSize,
+      Function<byte[], CompletionStage<Done>> deliver) {
+    int keep = limits.stderrTailBytes();
+    return pipe(process.getErrorStream(), chunkSize, limits)
+        .conflate((older, newer) -> takeRight(older.concat(newer), keep))
+        .mapAsync(1, chunk -> deliver.apply(chunk.toArray()))
+        .toMat(Sink.ignore(), (left, right) -> right);
+  }
+
+  private static Source<ByteString, ?> pipe(
+      java.io.InputStream in, int chunkSize, HarnessLimits limits) {
+    return StreamConverters.fromInputStream(() -> in, chunkSize)
+        .addAttributes(ActorAttributes.dispatcher(limits.ioDispatcher()))
+        .async();
+  }
+
+  private static ByteString takeRight(ByteString bytes, int n) {
+    return bytes.size() <= n ? bytes : bytes.drop(bytes.size() - n);
+  }
+}

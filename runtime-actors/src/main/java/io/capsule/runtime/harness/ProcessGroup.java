@@ -1,0 +1,108 @@
+package io.capsule.runtime.harness;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Signals and inspects a harness's process group. Java has no API to signal a group (or to send
+ * SIGINT at all), so signals go through {@code kill(1)} with a negative pid; membership is read
+ * from {@code /proc/<pid>/stat}.
+ *
+ * <p>Every method blocks (it starts a process or reads {@code /proc}): call them on a blocking
+ * dispatcher, never on an actor's thread.
+ */
+public final class ProcessGroup {
+
+  /** {@code setsid(1)} starts the harness as the leader of a new session and process group. */
+  static final Path SETSID = firstExisting("/usr/bin/setsid", "/bin/setsid");
+
+  private static final Path KILL = firstExisting("/bin/kill", "/usr/bin/kill");
+
+  private ProcessGroup() {}
+
+  /**
+   * Sends a signal ({@code INT}, {@code KILL}, …) to every process of the group.
+   *
+   * @return whether {@code kill(1)} reported success (false when the group is gone)
+   */
+  public static boolean signal(long pgid, String signal) {
+    if (pgid <= 1) {
+      throw new IllegalArgumentException("refusing to signal process group " + pgid);
+    }
+    try {
+      Process kill =
+          new ProcessBuilder(KILL.toString(), "-s", signal, "--", "-" + pgid)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      kill.getOutputStream().close();
+      return kill.waitFor() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * Kills the whole group with SIGKILL, and the leader and its descendants through the JDK too: the
+   * group signal misses nothing that stayed in the group (also children whose parent is gone), the
+   * JDK calls cover the moment before {@code setsid} has made the group.
+   */
+  public static void killAll(long pgid, ProcessHandle leader) {
+    List<ProcessHandle> descendants = leader.descendants().toList();
+    signal(pgid, "KILL");
+    leader.destroyForcibly();
+    descendants.forEach(ProcessHandle::destroyForcibly);
+  }
+
+  /** Pids of the group's live members (zombies are dead and not counted). */
+  public static List<Long> liveMembers(long pgid) {
+    List<Long> members = new ArrayList<>();
+    try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+      for (Path proc : procs) {
+        OptionalLong group = liveGroupOf(proc);
+        if (group.isPresent() && group.getAsLong() == pgid) {
+          members.add(Long.parseLong(proc.getFileName().toString()));
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot read /proc", e);
+    }
+    return members;
+  }
+
+  /** The process group of a live process, from {@code /proc/<pid>/stat}; empty for a zombie. */
+  static OptionalLong liveGroupOf(Path procDir) {
+    String stat;
+    try {
+      stat = Files.readString(procDir.resolve("stat"), StandardCharsets.ISO_8859_1);
+    } catch (IOException e) {
+      return OptionalLong.empty(); // it ended while we looked
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after the
+    // last ')'.
+    String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    if (rest[0].equals("Z") || rest[0].equals("X")) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(Long.parseLong(rest[2]));
+  }
+
+  private static Path firstExisting(String... candidates) {
+    for (String candidate : candidates) {
+      Path path = Path.of(candidate);
+      if (Files.isExecutable(path)) {
+        return path;
+      }
+    }
+    return Path.of(candidates[0]);
+  }
+}

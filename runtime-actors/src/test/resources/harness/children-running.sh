@@ -1,0 +1,5 @@
+# Keeps running with two children.
+sleep 300 &
+sleep 300 &
+echo ready
+wait

@@ -1,0 +1,2 @@
+# Echoes stdin; ends when stdin is closed.
+exec cat

@@ -1,0 +1,4 @@
+# Reads one line from stdin (kept open) and answers it.
+echo ready
+read line
+echo "got $line"
