@@ -1,0 +1,144 @@
+use super::parse::*;
+use super::*;
+use murmur_driver_abi::testing::*;
+
+fn golden(name: &str) -> Vec<Event> {
+    let events = check_transcript::<GeminiDriver>("gemini-cli", name, 1);
+    assert_golden("gemini", name, &events);
+    events
+}
+
+#[test]
+fn happy_transcript_streams_deltas_completes_the_text_and_ends_with_it() {
+    let events = golden("happy");
+    assert!(events.contains(&Event::Text("Hello from the fake Gemini model.".to_owned())));
+    assert_eq!(events.last(), Some(&Event::TurnEnd("Hello from the fake Gemini model.".to_owned())));
+    assert!(events.contains(&Event::Usage(Usage { input: Some(403), output: Some(16), cache_read: Some(0), cache_creation: None, thinking: None })));
+}
+
+#[test]
+fn auth401_transcript_fails_with_kind_auth() {
+    let events = golden("auth401");
+    match events.last() {
+        Some(Event::TurnFailed(f)) => {
+            assert_eq!(f.kind, FailureKind::Auth);
+            assert!(f.message.contains("API key not valid"));
+        }
+        other => panic!("{:?}", other),
+    }
+}
+
+#[test]
+fn tool_use_and_result_are_reported_with_bridge_names_stripped() {
+    let mut driver = GeminiDriver::default();
+    driver.launch(&golden_launch_request()).unwrap();
+    let events = driver.parse(&[
+        r#"{"type":"message","role":"assistant","content":"Let me echo.","delta":true}"#.to_owned(),
+        r#"{"type":"tool_use","tool_name":"mcp_murmur_echo","tool_id":"t1","parameters":{"text":"hi"}}"#.to_owned(),
+        r#"{"type":"tool_result","tool_id":"t1","status":"success","output":"echo: hi"}"#.to_owned(),
+        r#"{"type":"tool_use","tool_name":"run_shell_command","tool_id":"t2","parameters":{}}"#.to_owned(),
+        r#"{"type":"tool_result","tool_id":"t2","status":"error","output":"","error":{"type":"x","message":"denied"}}"#.to_owned(),
+        r#"{"type":"message","role":"assistant","content":"Done.","delta":true}"#.to_owned(),
+        r#"{"type":"result","status":"success","stats":{"input_tokens":50,"cached":20,"output_tokens":5}}"#.to_owned(),
+    ]);
+    assert_eq!(
+        events,
+        vec![
+            Event::TextDelta("Let me echo.".to_owned()),
+            Event::Text("Let me echo.".to_owned()),
+            Event::ToolCall(ToolCallInfo { id: "t1".to_owned(), name: "echo".to_owned(), input: "{\"text\":\"hi\"}".to_owned() }),
+            Event::ToolResult(ToolResultInfo { id: "t1".to_owned(), output: "echo: hi".to_owned(), is_error: false }),
+            Event::ToolCall(ToolCallInfo { id: "t2".to_owned(), name: "run_shell_command".to_owned(), input: "{}".to_owned() }),
+            Event::ToolResult(ToolResultInfo { id: "t2".to_owned(), output: "denied".to_owned(), is_error: true }),
+            Event::TextDelta("Done.".to_owned()),
+            Event::Text("Done.".to_owned()),
+            Event::Usage(Usage { input: Some(30), output: Some(5), cache_read: Some(20), cache_creation: None, thinking: None }),
+            Event::TurnEnd("Done.".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn error_events_are_notes_and_unknown_lines_are_cut_notes() {
+    let mut driver = GeminiDriver::default();
+    let events = driver.parse(&[
+        r#"{"type":"error","severity":"warning","message":"Loop detected"}"#.to_owned(),
+        format!("{{\"type\":\"new\",\"x\":\"{}\"}}", "z".repeat(1000)),
+    ]);
+    assert_eq!(events[0], Event::Note("gemini warning: Loop detected".to_owned()));
+    assert!(matches!(&events[1], Event::Note(n) if n.chars().count() <= 512));
+}
+
+#[test]
+fn failure_kinds_come_from_the_embedded_api_error() {
+    for (t, m, kind) in [
+        ("unknown", r#"[API Error: {"error":{"code":401,"status":"UNAUTHENTICATED"}}]"#, FailureKind::Auth),
+        ("unknown", r#"[API Error: {"error": {"code": 403}}]"#, FailureKind::Auth),
+        ("unknown", r#"[API Error: {"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}]"#, FailureKind::Quota),
+        ("FatalTurnLimitedError", "Reached max session turns", FailureKind::MaxTurns),
+        ("unknown", "Reached the turn limit", FailureKind::MaxTurns),
+        ("unknown", "something else", FailureKind::HarnessError),
+    ] {
+        assert_eq!(failure_kind(t, m), kind, "{} {}", t, m);
+    }
+}
+
+#[test]
+fn launch_passes_the_task_as_prompt_and_keeps_prompt_and_token_in_private_files() {
+    let plan = plan(&golden_launch_request()).unwrap();
+    assert_eq!(&plan.args[..4], &["--prompt=Say hello.", "--output-format", "stream-json", "--skip-trust"]);
+    assert!(plan.args.contains(&"--allowed-mcp-server-names=murmur".to_owned()));
+    assert!(!plan.args.iter().any(|a| a.contains("golden-token") || a.starts_with("--resume")));
+    assert!(plan.env_set.contains(&("GEMINI_SYSTEM_MD".to_owned(), "{files_dir}/system.md".to_owned())));
+    assert!(plan.env_set.contains(&("GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(), "{files_dir}/settings.json".to_owned())));
+    assert_eq!(plan.files[0], DriverFile { name: "system.md".to_owned(), contents: "You are a golden test.".to_owned() });
+    let settings: Value = serde_json::from_str(&plan.files[1].contents).unwrap();
+    assert_eq!(settings["mcpServers"]["murmur"]["httpUrl"], "http://127.0.0.1:8767/mcp");
+    assert_eq!(settings["mcpServers"]["murmur"]["headers"]["Authorization"], "Bearer golden-token");
+    assert_eq!(settings["telemetry"]["enabled"], false);
+    assert_eq!(plan.stdin, None);
+    assert!(!plan.keep_stdin_open);
+}
+
+#[test]
+fn launch_resumes_and_chooses_the_model_with_equals_joined_values() {
+    let mut r = golden_launch_request();
+    r.session = Session { id: "-x".to_owned(), mode: SessionMode::Resume };
+    r.model = Some("gemini-2.5-pro".to_owned());
+    r.task = "--help".to_owned();
+    r.bridge = None;
+    r.config = Some(r#"{"approval_mode":"yolo","telemetry":true}"#.to_owned());
+    let plan = plan(&r).unwrap();
+    assert!(plan.args.contains(&"--resume=-x".to_owned()));
+    assert!(plan.args.contains(&"--model=gemini-2.5-pro".to_owned()));
+    assert!(plan.args.contains(&"--approval-mode=yolo".to_owned()));
+    assert_eq!(plan.args[0], "--prompt=--help");
+    assert_eq!(plan.files[1].contents, "{}\n");
+    r.config = Some(r#"{"sandbox":true}"#.to_owned());
+    assert!(super::plan(&r).is_err());
+}
+
+#[test]
+fn classify_exit_reads_gemini_exit_codes() {
+    let exit = |code: Option<i32>, interrupted: bool| ExitStatus { code, signal: None, stderr_tail: String::new(), interrupted, saw_terminal: false };
+    let kind = |e: Event| match e { Event::TurnFailed(f) => f.kind, other => panic!("{:?}", other) };
+    assert_eq!(kind(classify_exit(&exit(Some(145), true))), FailureKind::Canceled);
+    assert_eq!(kind(classify_exit(&exit(Some(145), false))), FailureKind::Auth);
+    assert_eq!(kind(classify_exit(&exit(Some(41), false))), FailureKind::Auth);
+    assert_eq!(kind(classify_exit(&exit(Some(173), false))), FailureKind::Quota);
+    assert_eq!(kind(classify_exit(&exit(Some(53), false))), FailureKind::MaxTurns);
+    assert_eq!(kind(classify_exit(&exit(Some(130), false))), FailureKind::Canceled);
+    assert_eq!(kind(classify_exit(&exit(Some(55), false))), FailureKind::HarnessError);
+    assert_eq!(kind(classify_exit(&exit(Some(1), false))), FailureKind::HarnessError);
+}
+
+#[test]
+fn describe_has_no_login_command_and_explains_why() {
+    let d = GeminiDriver::describe();
+    match d.login_check {
+        LoginCheck::Unavailable(reason) => assert!(reason.contains("gemini")),
+        other => panic!("{:?}", other),
+    }
+    assert_eq!(d.interrupt, InterruptMethod::SignalInt);
+    assert!(d.tested_versions.contains(&"0.61.0".to_owned()));
+}
