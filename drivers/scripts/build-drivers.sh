@@ -9,6 +9,9 @@
 #   drivers/scripts/build-drivers.sh --check  rebuild into a temporary folder and fail, listing
 #                                             each committed .wasm that differs from its sources
 #
+# Both modes then run drivers/tools/verify-components.mjs on the built components (the golden
+# transcripts through jco's independent canonical-ABI bindings).
+#
 # The build is deterministic (fixed toolchain from Debian packages, Cargo.lock, release profile
 # with one codegen unit and no symbols, source paths remapped, jco pinned by package-lock.json), so
 # --check compares bytes. It installs nothing but `npm ci` in drivers/tools when node_modules is
@@ -87,6 +90,10 @@ for d in "${DRIVERS[@]}"; do
   wasm-objdump -j Memory -x "$core" | grep -q 'max=' || fail "$d declares no memory maximum"
   node "$tools/wrap-component.mjs" "$core" "$out/$d.wasm"
 done
+
+# Every golden transcript through each component via jco's own canonical-ABI bindings: an
+# independent check of the hand-written exports.
+node "$tools/verify-components.mjs" "$out" || fail "the built components do not reproduce the golden events"
 
 if $check; then
   stale=()

@@ -144,3 +144,6 @@ macro_rules! export_driver {
         }
     };
 }
+
+#[cfg(test)]
+mod tests;

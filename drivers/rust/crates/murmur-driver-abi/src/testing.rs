@@ -97,3 +97,42 @@ pub fn assert_golden(driver: &str, transcript: &str, events: &[Event]) {
         .unwrap_or_else(|e| panic!("{}: {} (run with UPDATE_GOLDEN=1 to create it, then review it)", path.display(), e));
     assert_eq!(actual, expected, "{} differs from the driver's events", path.display());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn the_checked_in_launch_request_is_the_one_the_native_tests_use() {
+        let path = test_resources().join("golden/launch-request.json");
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let r = golden_launch_request();
+        let b = r.bridge.as_ref().unwrap();
+        assert_eq!(json["model"], Value::Null);
+        assert_eq!(json["config"], Value::Null);
+        assert_eq!(json["harness-version"], Value::Null);
+        assert_eq!(json["system-prompt"], r.system_prompt.as_str());
+        assert_eq!(json["task"], r.task.as_str());
+        assert_eq!(json["session"]["id"], r.session.id.as_str());
+        assert_eq!(json["session"]["mode"], "new");
+        assert_eq!(json["bridge"]["server-name"], b.server_name.as_str());
+        assert_eq!(json["bridge"]["url"], b.url.as_str());
+        assert_eq!(json["bridge"]["bearer-token"], b.bearer_token.as_str());
+        assert_eq!(json["bridge"]["tool-names"], serde_json::json!(b.tool_names));
+    }
+
+    #[test]
+    fn the_golden_index_names_an_existing_transcript_and_golden_file_for_every_entry() {
+        let index: Value =
+            serde_json::from_str(&std::fs::read_to_string(test_resources().join("golden/index.json")).unwrap()).unwrap();
+        let entries = index.as_array().unwrap();
+        assert!(entries.len() >= 14);
+        for e in entries {
+            let (driver, dir, name) =
+                (e["driver"].as_str().unwrap(), e["transcripts"].as_str().unwrap(), e["name"].as_str().unwrap());
+            assert!(!read_transcript(dir, name).is_empty(), "{}/{}", dir, name);
+            assert!(test_resources().join(format!("golden/{}/{}.events.json", driver, name)).is_file());
+        }
+    }
+}

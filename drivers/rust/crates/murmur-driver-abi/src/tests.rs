@@ -1,0 +1,97 @@
+use crate::json::*;
+use crate::util::*;
+use crate::*;
+use serde_json::json;
+
+#[test]
+fn usage_plus_keeps_unreported_apart_from_zero() {
+    let a = Usage { input: Some(1), output: None, cache_read: Some(0), cache_creation: None, thinking: None };
+    let b = Usage { input: Some(2), output: None, cache_read: None, cache_creation: Some(3), thinking: None };
+    assert_eq!(a.plus(b), Usage { input: Some(3), output: None, cache_read: Some(0), cache_creation: Some(3), thinking: None });
+}
+
+#[test]
+fn every_event_has_its_canonical_json_shape() {
+    let cases = vec![
+        (Event::SessionStarted(SessionInfo { id: "s".into(), auth: "subscription".into(), model: None }), json!({"type":"session-started","id":"s","auth":"subscription","model":null})),
+        (Event::TextDelta("a".into()), json!({"type":"text-delta","value":"a"})),
+        (Event::Text("a".into()), json!({"type":"text","value":"a"})),
+        (Event::ThinkingDelta("a".into()), json!({"type":"thinking-delta","value":"a"})),
+        (Event::Thinking("a".into()), json!({"type":"thinking","value":"a"})),
+        (Event::ToolCall(ToolCallInfo { id: "i".into(), name: "n".into(), input: "{}".into() }), json!({"type":"tool-call","id":"i","name":"n","input":"{}"})),
+        (Event::ToolResult(ToolResultInfo { id: "i".into(), output: "o".into(), is_error: true }), json!({"type":"tool-result","id":"i","output":"o","is-error":true})),
+        (Event::Retry(RetryInfo { attempt: 2, reason: "r".into() }), json!({"type":"retry","attempt":2,"reason":"r"})),
+        (Event::Usage(Usage { input: Some(12), ..Usage::default() }), json!({"type":"usage","input":12,"output":null,"cache-read":null,"cache-creation":null,"thinking":null})),
+        (Event::TurnEnd("r".into()), json!({"type":"turn-end","value":"r"})),
+        (Event::failed(FailureKind::MaxTurns, "m"), json!({"type":"turn-failed","kind":"max-turns","message":"m"})),
+        (Event::Note("n".into()), json!({"type":"note","value":"n"})),
+        (Event::ToolCallStarted(ToolCallStart { id: "i".into(), name: "n".into() }), json!({"type":"tool-call-started","id":"i","name":"n"})),
+        (Event::ToolCallProgress(ToolCallProgress { id: "i".into(), input_bytes: 7 }), json!({"type":"tool-call-progress","id":"i","input-bytes":7})),
+        (Event::Quota(vec![QuotaWindow { name: "five-hour".into(), used: Some(0.5), resets_at: Some(1), window_minutes: None, state: Some(QuotaState::Warning) }]), json!({"type":"quota","windows":[{"name":"five-hour","used":0.5,"resets-at":1,"window-minutes":null,"state":"warning"}]})),
+        (Event::SuggestedPrompt("p".into()), json!({"type":"suggested-prompt","value":"p"})),
+    ];
+    for (event, expected) in cases {
+        assert_eq!(event_to_json(&event), expected);
+        assert_eq!(event_to_json(&event).as_object().unwrap().keys().next().unwrap(), "type");
+    }
+}
+
+#[test]
+fn golden_files_put_one_event_per_line() {
+    let text = events_to_pretty_lines(&[Event::Text("a".into()), Event::TurnEnd("b".into())]);
+    assert_eq!(text, "[\n  {\"type\":\"text\",\"value\":\"a\"},\n  {\"type\":\"turn-end\",\"value\":\"b\"}\n]\n");
+    assert_eq!(events_to_pretty_lines(&[]), "[]\n");
+}
+
+#[test]
+fn cutting_counts_characters_not_bytes() {
+    assert_eq!(cut_chars("ééé", 2), "éé");
+    assert_eq!(cut_chars("ab", 5), "ab");
+    match note_unreadable("p: ", &"é".repeat(1000)) {
+        Event::Note(n) => assert_eq!(n.chars().count(), NOTE_MAX_CHARS),
+        other => panic!("{:?}", other),
+    }
+}
+
+#[test]
+fn first_and_last_lines_skip_blank_lines() {
+    assert_eq!(first_line("\n  hello \nworld", 200), "hello");
+    assert_eq!(last_line("a\nb\n\n", 200), "b");
+}
+
+#[test]
+fn config_helpers_refuse_wrong_shapes() {
+    assert!(config_object(&Some("{".into())).is_err());
+    assert!(config_object(&Some("3".into())).is_err());
+    assert!(config_object(&Some("null".into())).unwrap().is_empty());
+    let c = config_object(&Some(r#"{"env":{"A=B":"x"}}"#.into())).unwrap();
+    assert!(config_env(&c).is_err());
+    let c = config_object(&Some(r#"{"env":{"A":1}}"#.into())).unwrap();
+    assert!(config_env(&c).is_err());
+    let c = config_object(&Some(r#"{"n":-1,"b":"yes","l":[1]}"#.into())).unwrap();
+    assert!(config_u64(&c, "n").is_err());
+    assert!(config_bool(&c, "b", false).is_err());
+    assert!(config_string_list(&c, "l").is_err());
+}
+
+#[test]
+fn tool_prefixes_are_stripped_only_for_the_bridge_tools() {
+    let prefixes = vec!["mcp__murmur__".to_owned()];
+    let tools = vec!["echo".to_owned()];
+    assert_eq!(strip_tool_prefix("mcp__murmur__echo", &prefixes, &tools), "echo");
+    assert_eq!(strip_tool_prefix("mcp__murmur__other", &prefixes, &tools), "mcp__murmur__other");
+    assert_eq!(strip_tool_prefix("Bash", &prefixes, &tools), "Bash");
+}
+
+#[test]
+fn default_exit_classification_is_canceled_then_signal_then_harness_error() {
+    let mut exit = ExitStatus { code: Some(0), signal: None, stderr_tail: String::new(), interrupted: true, saw_terminal: false };
+    assert!(matches!(classify_exit_default("h", &exit), Event::TurnFailed(f) if f.kind == FailureKind::Canceled));
+    exit.interrupted = false;
+    exit.code = None;
+    exit.signal = Some(9);
+    assert!(matches!(classify_exit_default("h", &exit), Event::TurnFailed(f) if f.kind == FailureKind::Other && f.message.contains("signal 9")));
+    exit.signal = None;
+    exit.code = Some(0);
+    assert!(matches!(classify_exit_default("h", &exit), Event::TurnFailed(f) if f.kind == FailureKind::HarnessError));
+}
