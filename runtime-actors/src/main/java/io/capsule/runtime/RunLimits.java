@@ -1,0 +1,109 @@
+package io.capsule.runtime;
+
+import io.capsule.runtime.harness.HarnessLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The numbers a run needs (run-semantics; every one a {@code capsule.run.*} setting). The run owns
+ * every run timer: version probe bound, driver call deadline, inactivity window, terminal grace,
+ * interrupt grace (absolute); the harness side's numbers travel in {@link #harness()}.
+ *
+ * @param versionProbeTimeout bound of the version probe (10 s)
+ * @param driverCallTimeout deadline of each driver call, restarted before each call (30 s)
+ * @param inactivityTimeout no stdout line for this long kills the harness: E-RUN-035 (600 s)
+ * @param terminalGrace after a terminal event or EOF the harness may exit by itself (3 s)
+ * @param interruptGrace after a delivered interrupt, an absolute deadline (10 s)
+ * @param workRoot where each run gets its directory (trace, files directory)
+ * @param blockingDispatcher config path of the dispatcher for driver calls and file work
+ * @param harness the harness side's limits
+ */
+public record RunLimits(
+    Duration versionProbeTimeout,
+    Duration driverCallTimeout,
+    Duration inactivityTimeout,
+    Duration terminalGrace,
+    Duration interruptGrace,
+    Path workRoot,
+    String blockingDispatcher,
+    HarnessLimits harness) {
+
+  /** The dispatcher runtime-actors' {@code reference.conf} defines for blocking work. */
+  public static final String BLOCKING_DISPATCHER = "capsule.blocking-dispatcher";
+
+  /** The growing dispatcher for harness pipe I/O (two threads per live harness). */
+  public static final String HARNESS_IO_DISPATCHER = "capsule.harness-io-dispatcher";
+
+  public RunLimits {
+    Objects.requireNonNull(versionProbeTimeout, "versionProbeTimeout");
+    Objects.requireNonNull(driverCallTimeout, "driverCallTimeout");
+    Objects.requireNonNull(inactivityTimeout, "inactivityTimeout");
+    Objects.requireNonNull(terminalGrace, "terminalGrace");
+    Objects.requireNonNull(interruptGrace, "interruptGrace");
+    Objects.requireNonNull(workRoot, "workRoot");
+    Objects.requireNonNull(blockingDispatcher, "blockingDispatcher");
+    Objects.requireNonNull(harness, "harness");
+  }
+
+  /** The spec's defaults, with runs under {@code workRoot}. */
+  public static RunLimits defaults(Path workRoot) {
+    return new RunLimits(
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(600),
+        Duration.ofSeconds(3),
+        Duration.ofSeconds(10),
+        workRoot,
+        BLOCKING_DISPATCHER,
+        HarnessLimits.defaults().withIoDispatcher(HARNESS_IO_DISPATCHER));
+  }
+
+  public RunLimits withInactivityTimeout(Duration d) {
+    return new RunLimits(
+        versionProbeTimeout,
+        driverCallTimeout,
+        d,
+        terminalGrace,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        harness);
+  }
+
+  public RunLimits withTerminalGrace(Duration d) {
+    return new RunLimits(
+        versionProbeTimeout,
+        driverCallTimeout,
+        inactivityTimeout,
+        d,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        harness);
+  }
+
+  public RunLimits withInterruptGrace(Duration d) {
+    return new RunLimits(
+        versionProbeTimeout,
+        driverCallTimeout,
+        inactivityTimeout,
+        terminalGrace,
+        d,
+        workRoot,
+        blockingDispatcher,
+        harness);
+  }
+
+  public RunLimits withDriverCallTimeout(Duration d) {
+    return new RunLimits(
+        versionProbeTimeout,
+        d,
+        inactivityTimeout,
+        terminalGrace,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        harness);
+  }
+}
