@@ -59,9 +59,9 @@ public record ProtocolSettings(
           "must be longer than "
               + p
               + "heartbeat-idle ("
-              + heartbeat
+              + SettingsReader.show(heartbeat)
               + "), got "
-              + deadAfter
+              + SettingsReader.show(deadAfter)
               + ": a connection would be declared dead before a ping could be answered");
     }
     Duration hello = r.positive(p + "hello-timeout");
@@ -73,7 +73,13 @@ public record ProtocolSettings(
     if (min.compareTo(max) > 0) {
       r.problem(
           p + "reconnect.min-backoff",
-          "(" + min + ") must not exceed " + p + "reconnect.max-backoff (" + max + ")");
+          "("
+              + SettingsReader.show(min)
+              + ") must not exceed "
+              + p
+              + "reconnect.max-backoff ("
+              + SettingsReader.show(max)
+              + ")");
     }
     double jitter = r.fraction(p + "reconnect.jitter");
     Duration skew = r.nonNegative(p + "token-clock-skew");

@@ -30,7 +30,7 @@ final class SettingsReader {
   Duration positive(String key) {
     Duration d = read(key, config::getDuration, Duration.ofSeconds(1));
     if (d.isNegative() || d.isZero()) {
-      problem(key, "must be a positive duration, got " + d);
+      problem(key, "must be a positive duration, got " + show(d));
     }
     return d;
   }
@@ -39,7 +39,7 @@ final class SettingsReader {
   Duration nonNegative(String key) {
     Duration d = read(key, config::getDuration, Duration.ZERO);
     if (d.isNegative()) {
-      problem(key, "must not be negative, got " + d);
+      problem(key, "must not be negative, got " + show(d));
     }
     return d;
   }
@@ -117,10 +117,22 @@ final class SettingsReader {
     return placeholder;
   }
 
-  /** Typesafe Config's message without its origin prefix (we add the origin as a detail). */
+  /** Typesafe Config's message without the origin and key it repeats (both are details). */
   private static String reason(ConfigException e) {
     String message = e.getMessage();
-    int cut = message.indexOf(": ");
-    return cut >= 0 && e.origin() != null ? message.substring(cut + 2) : message;
+    if (e.origin() != null && message.startsWith(e.origin().description() + ": ")) {
+      message = message.substring(e.origin().description().length() + 2);
+    }
+    int keyEnd = message.startsWith("Invalid value at '") ? message.indexOf("': ") : -1;
+    return keyEnd >= 0 ? message.substring(keyEnd + 3) : message;
+  }
+
+  /** A duration as a person writes it in HOCON: {@code 15s}, {@code 200ms}. */
+  static String show(Duration d) {
+    if (d.toNanos() % 1_000_000 != 0) {
+      return d.toNanos() + "ns";
+    }
+    long ms = d.toMillis();
+    return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
   }
 }
