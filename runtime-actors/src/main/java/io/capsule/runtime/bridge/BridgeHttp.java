@@ -67,14 +67,19 @@ final class BridgeHttp {
     return Flow.fromMaterializer(
         (mat, attributes) -> {
           CallRunner.Connection connection = new CallRunner.Connection();
+          // Pekko HTTP keeps a pending response alive when the client hangs up (it would still
+          // send it to a half-closed HTTP/1.0 client), so the handler is never cancelled. What
+          // it does do is complete the request stream: watched before mapAsync, that completion
+          // while a call runs means the harness is gone. HTTP/1.1 clients (the harnesses'
+          // MCP clients) never half-close a connection and then wait for a response.
           Flow<HttpRequest, HttpResponse, NotUsed> perConnection =
               Flow.of(HttpRequest.class)
-                  .mapAsync(1, request -> handle(request, connection, mat))
                   .watchTermination(
                       (notUsed, done) -> {
                         done.whenComplete((d, failure) -> connection.close());
                         return notUsed;
-                      });
+                      })
+                  .mapAsync(1, request -> handle(request, connection, mat));
           return perConnection;
         });
   }
@@ -119,6 +124,9 @@ final class BridgeHttp {
               StatusCodes.BAD_REQUEST,
               JsonRpc.INVALID_REQUEST,
               "unsupported MCP-Protocol-Version; supported: " + McpProtocol.SUPPORTED_VERSIONS));
+    }
+    if (request.entity().getContentLengthOption().orElse(0L) > config.bodyCapBytes()) {
+      return early(request, mat, plain(StatusCodes.CONTENT_TOO_LARGE, "request body too large"));
     }
     return request
         .entity()

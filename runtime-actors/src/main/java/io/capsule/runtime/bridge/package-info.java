@@ -4,8 +4,8 @@
  *
  * <h2>Shape</h2>
  *
- * {@link io.capsule.runtime.bridge.ToolBridge} is the only type the run holds: {@code start}
- * before {@code launch}, {@code toBridge()} into the launch request, {@code beginEnding()} when the
+ * {@link io.capsule.runtime.bridge.ToolBridge} is the only type the run holds: {@code start} before
+ * {@code launch}, {@code toBridge()} into the launch request, {@code beginEnding()} when the
  * outcome is decided, {@code stop()} when the run ends. Inside: {@code BridgeHttp} (transport,
  * auth, limits), {@code McpProtocol} (versions, sessions, {@code initialize}, {@code tools/list}),
  * {@code CallGate} (pure: every refusal), {@code CallRunner} (in-flight limit, events, results),
@@ -19,21 +19,21 @@
  * Jacksons would serialise one bridge; it depends on {@code com.networknt:json-schema-validator}
  * 3.0.6 while the reactor manages that artifact at 1.5.9 for the protocol module, so dependency
  * management would force the SDK onto a validator whose API it was not built against (a runtime
- * failure that convergence checks do not catch); and it brings Reactor ({@code reactor-core}) for
- * a server framework the bridge does not use, since Pekko HTTP is the server. What the bridge needs
- * of MCP is small and stable across revisions 2024-11-05 to 2025-11-25 for a tools-only server:
- * the JSON-RPC envelope, {@code initialize}, {@code tools/list}, {@code tools/call} results of text
- * items. That is about two hundred lines on the Jackson 2 the project already has ({@code
- * JsonRpc}, {@code McpProtocol}), tested against the exchange the real Claude Code CLI performs.
- * Using only {@code mcp-core}'s schema records was not tried: it still brings Reactor, and its
- * records are meant for the SDK's own (Jackson 3) mapper.
+ * failure that convergence checks do not catch); and it brings Reactor ({@code reactor-core}) for a
+ * server framework the bridge does not use, since Pekko HTTP is the server. What the bridge needs
+ * of MCP is small and stable across revisions 2024-11-05 to 2025-11-25 for a tools-only server: the
+ * JSON-RPC envelope, {@code initialize}, {@code tools/list}, {@code tools/call} results of text
+ * items. That is about two hundred lines on the Jackson 2 the project already has ({@code JsonRpc},
+ * {@code McpProtocol}), tested against the exchange the real Claude Code CLI performs. Using only
+ * {@code mcp-core}'s schema records was not tried: it still brings Reactor, and its records are
+ * meant for the SDK's own (Jackson 3) mapper.
  *
  * <h2>The gate, in order</h2>
  *
- * The tool exists ({@code E-TOOL-002}); the input is {@code {"args": [string…], "stdin"?:
- * string}} and nothing else ({@code E-TOOL-002}); the run is not ending ({@code E-TOOL-003});
- * {@code filesystem.read_only} can be kept ({@code E-TOOL-006}); the embedding application's
- * {@link io.capsule.runtime.bridge.ToolPolicy} allows it ({@code E-TOOL-004}); fewer than {@code
+ * The tool exists ({@code E-TOOL-002}); the input is {@code {"args": [string…], "stdin"?: string}}
+ * and nothing else ({@code E-TOOL-002}); the run is not ending ({@code E-TOOL-003}); {@code
+ * filesystem.read_only} can be kept ({@code E-TOOL-006}); the embedding application's {@link
+ * io.capsule.runtime.bridge.ToolPolicy} allows it ({@code E-TOOL-004}); fewer than {@code
  * maxInFlight} calls run ({@code E-TOOL-005}, refused at once, never queued). A refusal is an
  * {@code isError} result carrying the rendered diagnostic and a {@code REFUSED} event; never a
  * protocol error, never a crash. Only a {@code tools/call} without a string {@code name} is a
@@ -59,15 +59,15 @@
  *
  * <h2>Processes</h2>
  *
- * Each call is {@code setsid binary args…} (never a shell: arguments are argv items), in the
- * run's workdir, with exactly the granted environment, stdin from {@code stdin} or {@code
- * /dev/null}. stdout and stderr share one output cap; past it output is read and dropped, and the
- * result says so. The whole process group is killed on timeout ({@code E-TOOL-007}), when the
- * harness hangs up mid-call ({@code E-TOOL-008}, {@code ABANDONED}), on {@code stop()} ({@code
- * E-TOOL-008}, {@code STOPPED}), and also right after the tool exits, so nothing it started in its
- * group outlives the call. Pipe reads and waits run on the bridge's own daemon threads (at most
- * three per call, so at most {@code 3 × maxInFlight}), not on a Pekko dispatcher: a tool blocks
- * for as long as it runs, which would starve a shared blocking pool.
+ * Each call is {@code setsid binary args…} (never a shell: arguments are argv items), in the run's
+ * workdir, with exactly the granted environment, stdin from {@code stdin} or {@code /dev/null}.
+ * stdout and stderr share one output cap; past it output is read and dropped, and the result says
+ * so. The whole process group is killed on timeout ({@code E-TOOL-007}), when the harness hangs up
+ * mid-call ({@code E-TOOL-008}, {@code ABANDONED}), on {@code stop()} ({@code E-TOOL-008}, {@code
+ * STOPPED}), and also right after the tool exits, so nothing it started in its group outlives the
+ * call. Pipe reads and waits run on the bridge's own daemon threads (at most three per call, so at
+ * most {@code 3 × maxInFlight}), not on a Pekko dispatcher: a tool blocks for as long as it runs,
+ * which would starve a shared blocking pool.
  *
  * <h2>Threading</h2>
  *
