@@ -107,7 +107,8 @@ class ToolBridgeAbandonTest {
                     + body)
                 .getBytes(StandardCharsets.UTF_8));
         out.flush();
-        String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String response =
+            new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         org.junit.jupiter.api.Assertions.assertTrue(
             response.startsWith("HTTP/1.1 200") && response.contains("E-TOOL-007"), response);
       }
