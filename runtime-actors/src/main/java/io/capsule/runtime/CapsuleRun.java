@@ -80,6 +80,8 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
 
   private record Reported(ProtocolSession.Reported r) implements Command {}
 
+  private record Cleaned(RunOutcome outcome) implements Command {}
+
   private enum Tick implements Command {
     PROBE_BOUND,
     INACTIVITY,
@@ -179,6 +181,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         .onMessage(ChildStopped.class, this::onChildStopped)
         .onMessage(Tick.class, this::onTick)
         .onMessage(Reported.class, r -> onReported())
+        .onMessage(Cleaned.class, this::onCleaned)
         .onSignal(PostStop.class, s -> release())
         .build();
   }
@@ -615,10 +618,32 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
                 start.request(),
                 spawned ? sessionId : Optional.empty(),
                 outcome.code().filter(Code.E_RUN_036.id()::equals).isPresent()));
+    // The files directory goes before the report, so whoever reads the report finds it gone.
+    AppliedLaunch a = applied;
+    applied = null;
+    getContext()
+        .pipeToSelf(
+            CompletableFuture.runAsync(() -> closeQuietly(a), blocking),
+            (v, err) -> new Cleaned(outcome));
+    return this;
+  }
+
+  private Behavior<Command> onCleaned(Cleaned c) {
     session.tell(
         new ProtocolSession.Finish(
-            outcome, getContext().messageAdapter(ProtocolSession.Reported.class, Reported::new)));
+            c.outcome(),
+            getContext().messageAdapter(ProtocolSession.Reported.class, Reported::new)));
     return this;
+  }
+
+  private static void closeQuietly(AppliedLaunch a) {
+    if (a != null) {
+      try {
+        a.close();
+      } catch (RuntimeException ignored) {
+        // Best effort: the directory lives under the run's own directory.
+      }
+    }
   }
 
   private Behavior<Command> onReported() {
@@ -638,13 +663,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
     // File work off the actor thread: remove the files directory, close the trace.
     CompletableFuture.runAsync(
         () -> {
-          if (a != null) {
-            try {
-              a.close();
-            } catch (RuntimeException ignored) {
-              // Best effort at the very end; the directory lives under the run's own directory.
-            }
-          }
+          closeQuietly(a);
           t.close();
         },
         blocking);
