@@ -1,0 +1,49 @@
+package io.capsule.driver.builtin;
+
+import io.capsule.driver.api.ProcessDriver;
+import io.capsule.driver.engine.Engines;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.driver.load.LoadedDriver;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The committed built-in components, loaded the way the runtime loads them ({@code builtin:NAME}
+ * from the classpath), once per engine and driver for a test class. Not thread-safe: one test
+ * class, one thread.
+ */
+final class BuiltinDrivers implements AutoCloseable {
+
+  static final List<String> NAMES = List.of("claude-code", "codex", "gemini", "jsonl");
+
+  static List<String> engines() {
+    return Engines.NAMES;
+  }
+
+  private final Map<String, DriverLoader> loaders = new HashMap<>();
+  private final Map<String, LoadedDriver> loaded = new HashMap<>();
+
+  LoadedDriver load(String engine, String driver) {
+    return loaded.computeIfAbsent(
+        engine + "/" + driver,
+        key ->
+            loaders
+                .computeIfAbsent(
+                    engine, e -> DriverLoader.create(e, DriverLoader.Settings.DEFAULTS))
+                .loadBuiltin(driver, Optional.empty()));
+  }
+
+  /** A fresh instance, as each run gets its own; the caller closes it. */
+  ProcessDriver instance(String engine, String driver) {
+    return load(engine, driver).newInstance();
+  }
+
+  @Override
+  public void close() {
+    loaders.values().forEach(DriverLoader::close);
+    loaders.clear();
+    loaded.clear();
+  }
+}
