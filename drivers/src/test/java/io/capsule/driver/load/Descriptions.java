@@ -9,11 +9,11 @@ import io.capsule.driver.api.PathNeed;
 import java.util.List;
 
 /** Descriptions for the checks' tables: the minimal fixture's, and variations of it. */
-final class Descriptions {
+public final class Descriptions {
   private Descriptions() {}
 
   /** What the minimal fixture driver describes. */
-  static Description minimal() {
+  public static Description minimal() {
     return new Description(
         "fake",
         "fake-harness",
