@@ -17,22 +17,22 @@ import java.util.Optional;
  * @param root the document's root value
  * @param keyLocations where the key of each mapping entry starts, by the entry's path
  * @param valueLocations where each value (scalar, mapping or sequence) starts, by its path
- * @param duplicateKeys paths of keys that appeared more than once in one mapping (the last wins in
- *     {@code root}; the validator reports each)
+ * @param refusals YAML the text used that a manifest does not allow (a key repeated in one mapping,
+ *     an alias); the validator reports each as E-MAN-002
  */
 public record LocatedTree(
     JsonNode root,
     Map<String, SourceLocation> keyLocations,
     Map<String, SourceLocation> valueLocations,
-    List<Duplicate> duplicateKeys) {
+    List<Refusal> refusals) {
 
-  /** A key repeated in one mapping, at the location of the repetition. */
-  public record Duplicate(String path, SourceLocation location) {}
+  /** Something the YAML text did that a manifest refuses, where it did it (may be null). */
+  public record Refusal(String path, SourceLocation location, String message) {}
 
   public LocatedTree {
     keyLocations = Map.copyOf(keyLocations);
     valueLocations = Map.copyOf(valueLocations);
-    duplicateKeys = List.copyOf(duplicateKeys);
+    refusals = List.copyOf(refusals);
   }
 
   /** A tree with no source text behind it (built in memory). */

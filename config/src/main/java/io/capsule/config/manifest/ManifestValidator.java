@@ -93,12 +93,8 @@ public final class ManifestValidator {
               + Section.describe(root));
       throw invalid();
     }
-    for (LocatedTree.Duplicate d : tree.duplicateKeys()) {
-      problems.at(
-          Code.E_MAN_002,
-          d.path(),
-          "duplicate key '" + d.path() + "' (each key may appear once)",
-          Optional.ofNullable(d.location()));
+    for (LocatedTree.Refusal r : tree.refusals()) {
+      problems.at(Code.E_MAN_002, r.path(), r.message(), Optional.ofNullable(r.location()));
     }
     Section top = Section.of(root, "", problems, ROOT_KEYS);
     String name = checked(top, "name", NAME, "[a-z0-9-], starting with a letter or digit, ≤ 64");

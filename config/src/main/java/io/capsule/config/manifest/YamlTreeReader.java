@@ -53,7 +53,7 @@ public final class YamlTreeReader {
   private final JsonParser parser;
   private final Map<String, SourceLocation> keys = new HashMap<>();
   private final Map<String, SourceLocation> values = new HashMap<>();
-  private final List<LocatedTree.Duplicate> duplicates = new ArrayList<>();
+  private final List<LocatedTree.Refusal> refusals = new ArrayList<>();
 
   private YamlTreeReader(JsonParser parser) {
     this.parser = parser;
@@ -73,7 +73,7 @@ public final class YamlTreeReader {
             locationOf(parser.currentTokenLocation()),
             null);
       }
-      return new LocatedTree(root, reader.keys, reader.values, reader.duplicates);
+      return new LocatedTree(root, reader.keys, reader.values, reader.refusals);
     } catch (JsonProcessingException e) {
       if (e.getCause() instanceof MarkedYAMLException m && m.getProblem() != null) {
         // SnakeYAML says what is wrong ("problem") and, separately, what it was reading.
@@ -95,6 +95,18 @@ public final class YamlTreeReader {
       values.put(path, at);
     }
     JsonToken token = parser.currentToken();
+    if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
+      // Jackson hands an alias over as its anchor's name, which would silently become the value.
+      refusals.add(
+          new LocatedTree.Refusal(
+              path,
+              at,
+              "YAML aliases (*"
+                  + parser.getText()
+                  + ") are not supported in a manifest; write the"
+                  + " value out"));
+      return NODES.nullNode();
+    }
     switch (token) {
       case START_OBJECT:
         return mapping(path);
@@ -139,7 +151,9 @@ public final class YamlTreeReader {
       String childPath = LocatedTree.child(path, key);
       SourceLocation keyAt = locationOf(parser.currentTokenLocation());
       if (node.has(key)) {
-        duplicates.add(new LocatedTree.Duplicate(childPath, keyAt));
+        refusals.add(
+            new LocatedTree.Refusal(
+                childPath, keyAt, "duplicate key '" + childPath + "' (each key may appear once)"));
       } else if (keyAt != null) {
         keys.put(childPath, keyAt);
       }

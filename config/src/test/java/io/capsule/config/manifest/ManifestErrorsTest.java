@@ -52,6 +52,11 @@ class ManifestErrorsTest {
             "name",
             "name: t\n§name: u\n" + BASE.substring(BASE.indexOf("version"))),
         row(
+            "an alias",
+            Code.E_MAN_002,
+            "inference.model",
+            BASE.replace("name: t", "name: &n t") + "  model: §*n\n"),
+        row(
             "missing name points at the top mapping",
             Code.E_MAN_002,
             "name",
