@@ -120,6 +120,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   private boolean graceStarted;
   private HarnessProcess.Exited exited;
   private boolean finished;
+  private Optional<Diagnostic> stdinFailure = Optional.empty();
   private boolean applying;
   private boolean reported;
 
@@ -382,7 +383,10 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       harness = null;
       return decide(new Ending.HarnessFailed(sf.diagnostic()));
     } else if (e instanceof HarnessProcess.StdinFailed sf) {
-      return decide(new Ending.HarnessFailed(sf.diagnostic()));
+      // A harness that closed its stdin may still finish its turn: a terminal event wins; only an
+      // exit without one is "could not be fed" (E-RUN-007) instead of being classified.
+      stdinFailure = Optional.of(sf.diagnostic());
+      trace.write(TraceRecord.of("harness_note").with("note", sf.diagnostic().message()));
     }
     return finishIfReady();
   }
@@ -553,7 +557,9 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       return this; // the group must be gone before the report
     }
     Optional<Ending> decided = canceled.map(Ending.class::cast).or(() -> ending);
-    if (spawned && ledger.ending().isEmpty() && driver != null) {
+    if (spawned && ledger.ending().isEmpty() && stdinFailure.isPresent() && canceled.isEmpty()) {
+      return decide(new Ending.HarnessFailed(stdinFailure.get()));
+    } else if (spawned && ledger.ending().isEmpty() && driver != null) {
       // EOF without a terminal event: the driver classifies the exit.
       classifying = true;
       driverTell(
@@ -577,6 +583,9 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   }
 
   private Behavior<Command> finish(Ending e, boolean spawned) {
+    if (finished) {
+      return this;
+    }
     finished = true;
     timers.cancelAll();
     Duration took = Duration.between(startedAt, services.clock().instant());

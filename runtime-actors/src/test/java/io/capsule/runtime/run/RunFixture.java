@@ -63,7 +63,11 @@ final class RunFixture {
       UnaryOperator<ManifestBuilder> manifest) {
     try {
       Path file = Files.createTempFile(workRoot, "scenario-", ".txt");
-      Files.write(file, lines);
+      // Every scenario reads its task first, as a real harness does.
+      List<String> all = new ArrayList<>();
+      all.add("!read-task");
+      all.addAll(lines);
+      Files.write(file, all);
       String name = "play-" + IDS.incrementAndGet();
       Manifest m =
           manifest
