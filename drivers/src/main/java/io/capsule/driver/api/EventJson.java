@@ -9,10 +9,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -227,7 +229,7 @@ public final class EventJson {
   private static final class Fields {
     private final JsonNode node;
     private final String type;
-    private final Set<String> read = new java.util.HashSet<>(Set.of("type"));
+    private final Set<String> read = new HashSet<>(Set.of("type"));
 
     Fields(JsonNode node, String type) {
       this.node = node;
@@ -304,7 +306,7 @@ public final class EventJson {
       throw new IllegalArgumentException(where(type, name) + " must be a number, not " + v);
     }
 
-    <T> Optional<T> option(String name, java.util.function.BiFunction<JsonNode, String, T> some) {
+    <T> Optional<T> option(String name, BiFunction<JsonNode, String, T> some) {
       JsonNode v = required(name);
       return v.isNull() ? Optional.empty() : Optional.of(some.apply(v, name));
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
 import io.capsule.driver.wasm.AbiViolation;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -182,8 +183,7 @@ class CanonicalAbiTrapTableTest {
 
     AbiViolation e =
         assertThrows(
-            AbiViolation.class,
-            () -> abi.lowerFlat(WitType.list(Primitive.U64), java.util.List.of(1L)));
+            AbiViolation.class, () -> abi.lowerFlat(WitType.list(Primitive.U64), List.of(1L)));
 
     assertTrue(e.diagnostic().message().contains("cabi_realloc returned 0x11"));
     assertTrue(e.diagnostic().message().contains("not aligned to 8"));

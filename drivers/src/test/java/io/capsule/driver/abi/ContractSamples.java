@@ -25,6 +25,7 @@ import io.capsule.driver.api.ToolCallStart;
 import io.capsule.driver.api.ToolResultInfo;
 import io.capsule.driver.api.TurnFailure;
 import io.capsule.driver.api.Usage;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 
@@ -108,7 +109,7 @@ public final class ContractSamples {
         List.of("-p", "--mcp-config", "{files_dir}/mcp.json"),
         List.of(new EnvVar("NO_COLOR", "1")),
         List.of(new DriverFile("mcp.json", "{}")),
-        Optional.of("hi\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+        Optional.of("hi\n".getBytes(StandardCharsets.UTF_8)),
         true,
         Optional.of(new byte[] {3}));
   }
