@@ -97,7 +97,8 @@ public final class ManifestValidator {
       problems.at(Code.E_MAN_002, r.path(), r.message(), Optional.ofNullable(r.location()));
     }
     Section top = Section.of(root, "", problems, ROOT_KEYS);
-    String name = checked(top, "name", NAME, "[a-z0-9-], starting with a letter or digit, ≤ 64");
+    String name =
+        checked(top, "name", NAME, "[a-z0-9-], starting with a letter or digit, at most 64 long");
     String version = checked(top, "version", SEMVER, "a semantic version like 1.2.3");
     Optional<String> description = top.text("description", false);
     List<Artifact> artifacts = artifacts(top);
@@ -145,7 +146,8 @@ public final class ManifestValidator {
         continue;
       }
       Section a = entry.get();
-      String name = checked(a, "name", NAME, "[a-z0-9-], starting with a letter or digit, ≤ 64");
+      String name =
+          checked(a, "name", NAME, "[a-z0-9-], starting with a letter or digit, at most 64 long");
       if (!name.isEmpty() && seen.putIfAbsent(name, a.path()) != null) {
         problems.atValue(
             Code.E_MAN_002,

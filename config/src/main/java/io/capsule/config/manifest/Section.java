@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * A mapping of the manifest being validated, with typed reads that report (never throw) what is
@@ -166,7 +167,7 @@ final class Section {
   }
 
   private Optional<JsonNode> expect(
-      JsonNode value, String at, java.util.function.Predicate<JsonNode> ok, String expected) {
+      JsonNode value, String at, Predicate<JsonNode> ok, String expected) {
     if (ok.test(value)) {
       return Optional.of(value);
     }

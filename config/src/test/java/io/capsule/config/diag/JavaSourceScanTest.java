@@ -2,6 +2,7 @@ package io.capsule.config.diag;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,7 +43,6 @@ class JavaSourceScanTest {
           "s" + 's'      | "" + ''
           """)
   void stripsCommentsAndEmptiesLiterals(String source, String expected) {
-    assertEquals(
-        expected, JavaSourceScan.stripCommentsAndLiterals(source, new java.util.ArrayList<>()));
+    assertEquals(expected, JavaSourceScan.stripCommentsAndLiterals(source, new ArrayList<>()));
   }
 }
