@@ -1,0 +1,164 @@
+package io.capsule.cli;
+
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * What a person sees during {@code capsule run}: a status line while the harness starts, streamed
+ * text as it arrives, tool calls and results as compact lines, retries, quota and warnings, and at
+ * the end the result, the turns, the token usage split and the duration. Colours only when {@code
+ * color} is set (a TTY without {@code NO_COLOR}).
+ *
+ * <p>Threading: called from one stream thread at a time; not thread-safe.
+ */
+final class LiveRenderer {
+  private static final int TOOL_PREVIEW = 100;
+
+  private final PrintWriter out;
+  private final boolean color;
+  private boolean midLine;
+
+  /** The message streamed so far (deltas); empty between messages. */
+  private String streamed = "";
+
+  /** The last message shown whole, so the summary does not print the same result twice. */
+  private String lastMessage = "";
+
+  LiveRenderer(PrintWriter out, boolean color) {
+    this.out = out;
+    this.color = color;
+  }
+
+  void header(String capsule, String taskId) {
+    dim("capsule " + capsule + " · task " + taskId);
+  }
+
+  void on(RunEvent event) {
+    if (event instanceof RunEvent.StateChanged s) {
+      switch (s.phase()) {
+        case STARTING -> dim("starting the harness…");
+        case RUNNING -> dim("running");
+        case INTERRUPTING -> warn("interrupting the turn (canceled)");
+        default -> {}
+      }
+    } else if (event instanceof RunEvent.SessionStarted s) {
+      dim("session " + s.sessionId() + s.model().map(m -> " · model " + m).orElse(""));
+    } else if (event instanceof RunEvent.TextDelta t) {
+      text(t.delta());
+      streamed = t.soFar();
+      lastMessage = streamed;
+    } else if (event instanceof RunEvent.TextCompleted t) {
+      lastMessage = t.text();
+      if (streamed.isEmpty()) {
+        text(t.text());
+      } else if (!streamed.equals(t.text())) {
+        endLine();
+        dim("(the final text replaces what was streamed:)");
+        text(t.text());
+      }
+      endLine();
+      streamed = "";
+    } else if (event instanceof RunEvent.ThinkingCompleted t) {
+      dim("thinking: " + preview(t.text()));
+    } else if (event instanceof RunEvent.ToolCalled c) {
+      line(paint("36", "⚙ " + c.name()) + " " + preview(c.input()));
+    } else if (event instanceof RunEvent.ToolResulted r) {
+      line((r.isError() ? paint("31", "  ↳ error: ") : paint("36", "  ↳ ")) + preview(r.output()));
+    } else if (event instanceof RunEvent.Retry r) {
+      warn("retry " + r.attempt() + ": " + preview(r.reason()));
+    } else if (event instanceof RunEvent.QuotaUpdated q) {
+      for (RunEvent.Window w : q.windows()) {
+        if (w.state().filter(s -> !"ok".equals(s)).isPresent()) {
+          warn(
+              "quota "
+                  + w.name()
+                  + w.used()
+                      .map(u -> String.format(Locale.ROOT, " %.0f%% used", u * 100))
+                      .orElse("")
+                  + " ("
+                  + w.state().get()
+                  + ")");
+        }
+      }
+    } else if (event instanceof RunEvent.Warning w) {
+      warn(w.code() + " " + w.message());
+    } else if (event instanceof RunEvent.Finished f) {
+      summary(f.outcome());
+    }
+    out.flush();
+  }
+
+  private void summary(RunOutcome o) {
+    endLine();
+    line(paint("2", "─".repeat(40)));
+    String seconds = String.format(Locale.ROOT, "%.1f s", o.duration().toMillis() / 1000.0);
+    String turns = o.turns() + (o.turns() == 1 ? " turn" : " turns");
+    if (o.status() == RunStatus.DONE) {
+      line(paint("32", "✓ done") + " in " + seconds + " · " + turns);
+    } else {
+      String what = o.canceled() ? "✗ canceled" : "✗ " + o.status().wire();
+      line(paint("31", what) + " in " + seconds + " · " + turns + " · " + codeOf(o));
+      line("  " + o.message());
+    }
+    line("tokens: " + usage(o.usage()));
+    o.result()
+        .filter(r -> !r.isBlank() && !r.strip().equals(lastMessage.strip()))
+        .ifPresent(r -> line("result: " + r));
+    out.flush();
+  }
+
+  private static String codeOf(RunOutcome o) {
+    return o.failureType().or(o::code).orElse("");
+  }
+
+  static String usage(UsageSplit u) {
+    return "fresh input "
+        + u.freshInput()
+        + ", cache read "
+        + u.cacheRead()
+        + ", cache write "
+        + u.cacheWrite()
+        + ", output "
+        + u.output()
+        + ", thinking "
+        + u.thinking();
+  }
+
+  private void text(String s) {
+    out.print(s);
+    midLine = !s.endsWith("\n");
+  }
+
+  private void dim(String s) {
+    line(paint("2", "· " + s));
+  }
+
+  private void warn(String s) {
+    line(paint("33", "! " + s));
+  }
+
+  private void line(String s) {
+    endLine();
+    out.println(s);
+  }
+
+  private void endLine() {
+    if (midLine) {
+      out.println();
+      midLine = false;
+    }
+  }
+
+  private String paint(String sgr, String s) {
+    return color ? "\u001b[" + sgr + "m" + s + "\u001b[0m" : s;
+  }
+
+  private static String preview(String s) {
+    String one = s.replace("\n", " ").strip();
+    return one.length() <= TOOL_PREVIEW ? one : one.substring(0, TOOL_PREVIEW) + "…";
+  }
+}

@@ -1,0 +1,182 @@
+package io.capsule.cli;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.config.manifest.Manifest;
+import io.capsule.config.manifest.ManifestLoader;
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import io.capsule.runtime.javadsl.RunHandle;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.stream.javadsl.Sink;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code capsule run}: one task in an embedded runtime with no hub, shown live. Ctrl-C cancels the
+ * run the graceful way (interrupt, grace, kill) and still prints the outcome.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = "Run one task with a capsule and show what it does, live.")
+final class RunCommand implements java.util.concurrent.Callable<Integer> {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "CAPSULE_DIR", description = "the capsule folder")
+  Path capsuleDir;
+
+  static final class TaskSource {
+    @Option(names = "--task", paramLabel = "TEXT", description = "the task text")
+    String text;
+
+    @Option(names = "--task-file", paramLabel = "FILE", description = "read the task from a file")
+    Path file;
+  }
+
+  @ArgGroup(multiplicity = "1")
+  TaskSource task;
+
+  @Option(names = "--json", description = "print every run event as one JSON object per line")
+  boolean json;
+
+  @Option(
+      names = "--trace-dir",
+      paramLabel = "DIR",
+      description =
+          "where the run directory with trace.jsonl goes (default: capsule.run.work-root)")
+  Path traceDir;
+
+  @Option(names = "--model", description = "use this model instead of inference.model")
+  String model;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    String taskText = taskText();
+    // Validate up front so every manifest error is shown at once, with exit code 2.
+    Manifest manifest = ManifestLoader.load(capsuleDir);
+    CapsuleSettings settings = CapsuleSettings.load();
+    if (traceDir != null) {
+      settings =
+          settings.withOverrides(
+              Map.of("capsule.run.work-root", traceDir.toAbsolutePath().toString()));
+    }
+    String taskId = "run-" + UUID.randomUUID().toString().substring(0, 8);
+    RunRequest request =
+        RunRequest.of(taskId, new CapsuleRef.Folder(manifest.capsuleDir().toString()), taskText);
+    if (model != null && !model.isBlank()) {
+      request =
+          new RunRequest(
+              request.taskId(),
+              request.capsule(),
+              request.task(),
+              request.conversation(),
+              java.util.Optional.of(model),
+              request.maxTurns(),
+              request.maxTokens(),
+              request.workdir());
+    }
+
+    ActorSystem<Void> system = CliSystem.create("capsule-run", settings);
+    try (DriverLoader loader = RuntimeWiring.driverLoader(settings)) {
+      EmbeddedRuntime runtime =
+          EmbeddedRuntime.create(
+              system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
+      LiveRenderer renderer = new LiveRenderer(out, !json && Terminal.colors());
+      if (!json) {
+        renderer.header(manifest.name() + " " + manifest.version(), taskId);
+        manifest.warnings().forEach(w -> out.println("! " + w.code().id() + " " + w.message()));
+      }
+      AtomicReference<RunHandle> handle = new AtomicReference<>();
+      CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+      CtrlC ctrlC =
+          CtrlC.install(
+              () -> {
+                RunHandle h = handle.get();
+                if (h != null) {
+                  h.cancel("canceled by the user (Ctrl-C)");
+                }
+              },
+              outcome,
+              settings.run().interruptGrace().plus(Duration.ofSeconds(15)));
+      try {
+        RunHandle h =
+            runtime
+                .source(request)
+                .to(
+                    Sink.foreach(
+                        e -> {
+                          synchronized (out) {
+                            if (json) {
+                              out.println(RunEventJson.line(e));
+                              out.flush();
+                            } else {
+                              renderer.on(e);
+                            }
+                          }
+                        }))
+                .run(system);
+        handle.set(h);
+        RunOutcome result = h.outcome().toCompletableFuture().join();
+        outcome.complete(result);
+        return exitCode(result);
+      } finally {
+        ctrlC.uninstall();
+      }
+    } finally {
+      system.terminate();
+      try {
+        system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        // The process is ending; a slow shutdown must not hide the run's exit code.
+      }
+    }
+  }
+
+  private String taskText() {
+    if (task.text != null) {
+      return task.text;
+    }
+    try {
+      return Files.readString(task.file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CFG_001, "cannot read the task file " + task.file + ": " + e)
+              .withHint("pass --task TEXT or a readable --task-file"),
+          e);
+    }
+  }
+
+  /** The documented exit codes: done 0, failed/canceled 1, blocked by its cause. */
+  static int exitCode(RunOutcome o) {
+    if (o.status() == RunStatus.DONE) {
+      return ExitCodes.DONE;
+    }
+    if (o.status() == RunStatus.BLOCKED) {
+      return o.code().flatMap(Code::byId).map(CapsuleMain::exitCodeFor).orElse(ExitCodes.USAGE);
+    }
+    return ExitCodes.TASK_FAILED;
+  }
+}

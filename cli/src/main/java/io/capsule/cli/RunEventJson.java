@@ -1,0 +1,62 @@
+package io.capsule.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+
+/**
+ * {@code capsule run --json}: every run event as one JSON object per line. Each object has {@code
+ * "event"} (the record's name in snake case, e.g. {@code text_delta}), {@code "kind"} (the runner
+ * protocol's progress kind) and the record's fields in snake case; an absent optional is {@code
+ * null}. The last line is always {@code "event":"finished"} with the outcome.
+ */
+final class RunEventJson {
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper()
+          .registerModule(new Jdk8Module())
+          .setPropertyNamingStrategy(
+              com.fasterxml.jackson.databind.PropertyNamingStrategies.SNAKE_CASE);
+
+  private RunEventJson() {}
+
+  static String line(RunEvent event) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("event", snake(event.getClass().getSimpleName()));
+    node.put("kind", event.kind());
+    if (event instanceof RunEvent.Finished f) {
+      node.setAll(outcome(f.outcome()));
+    } else if (event instanceof RunEvent.StateChanged s) {
+      node.put("task_id", s.taskId());
+      node.put("phase", s.phase().wire());
+    } else {
+      node.setAll((ObjectNode) MAPPER.valueToTree(event));
+    }
+    try {
+      return MAPPER.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a tree always serializes", e);
+    }
+  }
+
+  static ObjectNode outcome(RunOutcome o) {
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("task_id", o.taskId());
+    n.put("status", o.status().wire());
+    n.put("result", o.result().orElse(null));
+    n.put("turns", o.turns());
+    n.set("usage", o.usage().toJson());
+    n.put("code", o.code().orElse(null));
+    n.put("failure_type", o.failureType().orElse(null));
+    n.put("message", o.message());
+    n.put("session_id", o.sessionId().orElse(null));
+    n.put("duration_ms", o.duration().toMillis());
+    return n;
+  }
+
+  static String snake(String camel) {
+    return camel.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+  }
+}

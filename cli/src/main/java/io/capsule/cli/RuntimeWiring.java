@@ -1,0 +1,50 @@
+package io.capsule.cli;
+
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.config.settings.RunSettings;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.driver.load.LoadedDriver;
+import io.capsule.runtime.DriverLoading;
+import io.capsule.runtime.RunLimits;
+import io.capsule.runtime.harness.HarnessLimits;
+
+/** Maps the runtime's settings onto the runtime's parts, the same way for every command. */
+final class RuntimeWiring {
+  private RuntimeWiring() {}
+
+  static RunLimits limits(CapsuleSettings settings) {
+    RunSettings run = settings.run();
+    HarnessLimits harness =
+        new HarnessLimits(
+            run.batchMaxLines(),
+            run.lineCapBytes(),
+            Math.max(1, run.stderrTailBytes()),
+            run.stderrDrainTimeout(),
+            run.versionProbeTimeout(),
+            RunLimits.HARNESS_IO_DISPATCHER);
+    return new RunLimits(
+        run.versionProbeTimeout(),
+        run.driverCallTimeout(),
+        run.inactivityTimeout(),
+        run.terminalGrace(),
+        run.interruptGrace(),
+        run.workRoot(),
+        RunLimits.BLOCKING_DISPATCHER,
+        harness);
+  }
+
+  static DriverLoader driverLoader(CapsuleSettings settings) {
+    return DriverLoader.create(
+        settings.driver().engine().configName(),
+        new DriverLoader.Settings(
+            settings.driver().memoryCapBytes(), settings.run().driverCallTimeout()));
+  }
+
+  /** Folder capsules load their driver artifact through the WASM loader. */
+  static DriverLoading wasm(DriverLoader loader) {
+    return manifest -> {
+      LoadedDriver loaded = loader.load(manifest);
+      return new DriverLoading.Loaded(loaded.description(), loaded::newInstance);
+    };
+  }
+}
