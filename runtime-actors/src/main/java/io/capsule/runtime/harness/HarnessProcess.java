@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.apache.pekko.Done;
@@ -26,7 +27,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.UniqueKillSwitch;
 
 /**
  * Owns one harness OS process group (run-semantics §4, §5, §9): spawns it from an {@link
@@ -45,7 +48,13 @@ import org.apache.pekko.stream.Materializer;
  * harness blocks in its write: nothing is buffered without bound.
  *
  * <p>Timers: the listener (the run) owns every run timer (terminal grace, interrupt grace,
- * inactivity); this actor owns only the stderr drain bound after the exit.
+ * inactivity); this actor owns only the drain bound after the exit: {@link Exited} waits until
+ * stderr has ended and pending stdin writes have settled, or until that bound.
+ *
+ * <p>Leader exit: when the harness (the group's leader) exits, the JDK takes what the stdout pipe
+ * holds and closes it, unless a read is in progress at that moment. So output that orphaned
+ * children write after the leader's exit may be lost, and {@link StdoutEnded} usually follows the
+ * exit soon; the orphans are killed with the group when this actor stops.
  *
  * <p>Lifecycle: it stops itself once it has sent both {@link Exited} and {@link StdoutEnded} (or
  * after {@link SpawnFailed}). On {@code PostStop} and {@code PreRestart} it kills the whole group
@@ -120,8 +129,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   public record SpawnFailed(Diagnostic diagnostic) implements Event {}
 
   /**
-   * Writing the initial stdin failed ({@code E-RUN-007}), e.g. the harness exited without reading
-   * it. Not sent for writes cut short by {@link Kill}; the run decides what it means.
+   * Writing the initial stdin failed (sent before {@link Exited} unless the drain bound ran out)
+   * ({@code E-RUN-007}), e.g. the harness exited without reading it. Not sent for writes cut short
+   * by {@link Kill}; the run decides what it means.
    */
   public record StdinFailed(Diagnostic diagnostic) implements Event {}
 
@@ -166,8 +176,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private final CompletableFuture<Process> spawning;
 
   private Process process;
+  private UniqueKillSwitch stdoutSwitch;
+  private UniqueKillSwitch stderrSwitch;
   private long pgid;
   private boolean stdinOpen = true;
+  private int stdinWrites;
   private CompletableFuture<Void> stdinChain = CompletableFuture.completedFuture(null);
   private CompletableFuture<Done> pendingAck;
   private boolean killRequested;
@@ -204,7 +217,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             .getSystem()
             .dispatchers()
             .lookup(DispatcherSelector.fromConfig(limits.ioDispatcher()));
-    this.materializer = Materializer.createMaterializer(context);
+    this.materializer = Materializer.matFromSystem(context.getSystem());
     this.stderrTail = new StderrTail(limits.stderrTailBytes());
     this.spawning = CompletableFuture.supplyAsync(() -> start(launch), io);
     context.pipeToSelf(spawning, (p, failure) -> new SpawnResult(p, unwrap(failure)));
@@ -278,16 +291,14 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             launch.args().size(),
             launch.env().keySet());
     listener.tell(new Spawned(process.pid(), pgid));
-    getContext()
-        .pipeToSelf(
-            HarnessStreams.stdout(process, limits, STDOUT_CHUNK, this::offerBatch)
-                .run(materializer),
-            (done, failure) -> new StdoutDone(failure));
-    getContext()
-        .pipeToSelf(
-            HarnessStreams.stderr(process, limits, STDERR_CHUNK, this::offerStderr)
-                .run(materializer),
-            (done, failure) -> new StderrDone());
+    Pair<UniqueKillSwitch, CompletionStage<Done>> out =
+        HarnessStreams.stdout(process, limits, STDOUT_CHUNK, this::offerBatch).run(materializer);
+    stdoutSwitch = out.first();
+    getContext().pipeToSelf(out.second(), (done, failure) -> new StdoutDone(failure));
+    Pair<UniqueKillSwitch, CompletionStage<Done>> err =
+        HarnessStreams.stderr(process, limits, STDERR_CHUNK, this::offerStderr).run(materializer);
+    stderrSwitch = err.first();
+    getContext().pipeToSelf(err.second(), (done, failure) -> new StderrDone());
     getContext().pipeToSelf(process.onExit(), (p, failure) -> new ProcessExited(p.exitValue()));
     writeInitialStdin();
     if (killRequested) {
@@ -365,7 +376,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private Behavior<Command> onProcessExited(ProcessExited exited) {
     exitValue = exited.exitValue();
-    if (!stderrDone) {
+    if (!stderrDone || stdinWrites > 0) {
       Duration bound = limits.stderrDrainTimeout();
       timers.startSingleTimer(DRAIN_TIMER, StderrDrainElapsed.INSTANCE, bound);
     }
@@ -378,7 +389,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> maybeReportExit() {
-    if (exitReported || exitValue == null || killInFlight || !(stderrDone || drainElapsed)) {
+    boolean drained = stderrDone && stdinWrites == 0;
+    if (exitReported || exitValue == null || killInFlight || !(drained || drainElapsed)) {
       return this;
     }
     exitReported = true;
@@ -411,6 +423,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private void enqueueStdin(byte[] bytes, boolean close, boolean initial, boolean interrupt) {
     OutputStream stdin = process.getOutputStream();
+    stdinWrites++;
     stdinChain =
         stdinChain
             .handle((v, e) -> (Void) null)
@@ -434,12 +447,17 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> onStdinWritten(StdinWritten written) {
+    stdinWrites--;
     if (written.failure() == null) {
-      return written.interrupt() ? reply(true) : this;
+      if (written.interrupt()) {
+        reply(true);
+      }
+      return maybeReportExit();
     }
     stdinOpen = false;
     if (written.interrupt()) {
-      return reply(false);
+      reply(false);
+      return maybeReportExit();
     }
     if (written.initial() && !killRequested) {
       listener.tell(
@@ -449,7 +467,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
                   "could not write the harness's stdin: " + unwrap(written.failure()).getMessage(),
                   java.util.Map.of("stdin_bytes", String.valueOf(launch.stdin().length)))));
     }
-    return this;
+    return maybeReportExit();
   }
 
   private Behavior<Command> onCloseStdin() {
@@ -529,10 +547,17 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   // --- release ---
 
   /**
-   * PostStop and PreRestart: kill the group and close the pipes on the I/O dispatcher (closing a
-   * pipe can wait for a blocked writer); inline only if that dispatcher is already shut down.
+   * PostStop and PreRestart: stop the streams, kill the group and close the pipes on the I/O
+   * dispatcher (closing a pipe can wait for a blocked writer); inline only if that dispatcher is
+   * already shut down. The streams run on the system's materializer, not on one bound to this
+   * actor: a pipe read blocked until the group dies would otherwise hold up this actor's stop, and
+   * with it the kill that ends the read.
    */
   private Behavior<Command> releaseAll() {
+    if (stdoutSwitch != null) {
+      stdoutSwitch.shutdown();
+      stderrSwitch.shutdown();
+    }
     if (process == null) {
       // A spawn still in flight is killed as soon as it completes.
       spawning.thenAcceptAsync(HarnessProcess::killAndClose, io);

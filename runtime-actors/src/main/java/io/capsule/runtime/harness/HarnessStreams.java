@@ -5,7 +5,11 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.Done;
+import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.ActorAttributes;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.RunnableGraph;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -14,7 +18,9 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The two pipe-reading streams of {@link HarnessProcess}. The blocking pipe read is its own async
- * island on the I/O dispatcher, so framing and batching never wait behind a blocked read.
+ * island on the I/O dispatcher, so framing and batching never wait behind a blocked read. Each
+ * graph materializes a kill switch (just before the sink, so a batch waiting for its
+ * acknowledgement is cancelled too) and the completion of the stream.
  */
 final class HarnessStreams {
 
@@ -28,7 +34,7 @@ final class HarnessStreams {
    * costs at least 1 and a line of the cap costs the whole batch, so 256 lines of 8 MiB never sit
    * in one batch.
    */
-  static RunnableGraph<CompletionStage<Done>> stdout(
+  static RunnableGraph<Pair<UniqueKillSwitch, CompletionStage<Done>>> stdout(
       Process process,
       HarnessLimits limits,
       int chunkSize,
@@ -54,23 +60,26 @@ final class HarnessStreams {
               return batch;
             })
         .mapAsync(1, deliver::apply)
-        .toMat(Sink.ignore(), (left, right) -> right);
+        .viaMat(KillSwitches.single(), Keep.right())
+        .toMat(Sink.ignore(), Keep.both());
   }
 
   /**
    * stderr → chunks conflated to the last {@code stderrTailBytes} while the actor is busy → {@code
    * deliver}, one at a time: a harness flooding stderr cannot flood the actor's mailbox.
    */
-  static RunnableGraph<CompletionStage<Done>> stderr(
+  static RunnableGraph<Pair<UniqueKillSwitch, CompletionStage<Done>>> stderr(
       Process process,
       HarnessLimits limits,
       int chunkSize,
       Function<byte[], CompletionStage<Done>> deliver) {
-    int keep = limits.stderrTailBytes();
+    // One byte more than the tail: the byte before the tail tells whether it starts mid-line.
+    int keep = limits.stderrTailBytes() + 1;
     return pipe(process.getErrorStream(), chunkSize, limits)
         .conflate((older, newer) -> takeRight(older.concat(newer), keep))
         .mapAsync(1, chunk -> deliver.apply(chunk.toArray()))
-        .toMat(Sink.ignore(), (left, right) -> right);
+        .viaMat(KillSwitches.single(), Keep.right())
+        .toMat(Sink.ignore(), Keep.both());
   }
 
   private static Source<ByteString, ?> pipe(

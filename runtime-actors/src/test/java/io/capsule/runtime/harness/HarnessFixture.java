@@ -94,11 +94,14 @@ final class HarnessFixture {
       List<String> lines,
       List<String> cutNotes,
       int batches,
+      List<Boolean> interrupts,
+      List<io.capsule.config.diag.Diagnostic> stdinFailures,
       HarnessProcess.Exited exit) {}
 
   /**
    * Expects {@code Spawned}, then acknowledges every batch until {@code StdoutEnded} and {@code
-   * Exited} have both arrived.
+   * Exited} have both arrived; interrupt results and stdin failures (which race with the output)
+   * are recorded wherever they come.
    */
   static Collected collect(
       TestProbe<HarnessProcess.Event> probe, ActorRef<HarnessProcess.Command> harness) {
@@ -110,6 +113,8 @@ final class HarnessFixture {
       TestProbe<HarnessProcess.Event> probe, ActorRef<HarnessProcess.Command> harness, long pgid) {
     List<String> lines = new ArrayList<>();
     List<String> notes = new ArrayList<>();
+    List<Boolean> interrupts = new ArrayList<>();
+    List<io.capsule.config.diag.Diagnostic> stdinFailures = new ArrayList<>();
     int batches = 0;
     boolean ended = false;
     HarnessProcess.Exited exit = null;
@@ -127,11 +132,15 @@ final class HarnessFixture {
       } else if (event instanceof HarnessProcess.Exited e) {
         assertEquals(null, exit, "Exited twice");
         exit = e;
+      } else if (event instanceof HarnessProcess.InterruptResult r) {
+        interrupts.add(r.delivered());
+      } else if (event instanceof HarnessProcess.StdinFailed f) {
+        stdinFailures.add(f.diagnostic());
       } else {
         throw new AssertionError("unexpected " + event);
       }
     }
-    return new Collected(pgid, lines, notes, batches, exit);
+    return new Collected(pgid, lines, notes, batches, interrupts, stdinFailures, exit);
   }
 
   /** Lines up to the first batch that holds {@code wanted}; acknowledges each batch. */
