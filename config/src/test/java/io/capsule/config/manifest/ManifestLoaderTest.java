@@ -18,6 +18,8 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Reading a capsule folder: every field, the defaults, inlining and the file-level failures. */
 class ManifestLoaderTest {
@@ -278,6 +280,19 @@ class ManifestLoaderTest {
     ManifestInvalid e = assertThrows(ManifestInvalid.class, () -> ManifestLoader.load(capsule));
 
     assertEquals(Code.E_MAN_001, e.code());
+  }
+
+  static List<Path> exampleCapsules() throws IOException {
+    return Examples.capsules();
+  }
+
+  @ParameterizedTest(name = "examples/{0}")
+  @MethodSource("exampleCapsules")
+  void everyExampleCapsuleIsValidAndNamedLikeItsFolder(Path example) {
+    Manifest m = ManifestLoader.load(example);
+
+    // A runner finds backend capsule:<name> as the folder <name>, so examples keep them equal.
+    assertEquals(example.getFileName().toString(), m.name());
   }
 
   @Test
