@@ -91,6 +91,14 @@ public final class Schemas {
     return out;
   }
 
+  /**
+   * Loads every schema now (a second or so on a cold JVM) instead of on the first frame, where the
+   * delay would eat into timeouts such as the hello timeout.
+   */
+  public static void preload() {
+    // Class initialisation has loaded them.
+  }
+
   /** The errors of {@code json} against the schema, sorted; empty when valid. Thread-safe. */
   public static List<String> validate(Id id, JsonNode json) {
     var messages = LOADED.get(id).validate(json);

@@ -1,0 +1,21 @@
+package io.capsule.protocol.ws;
+
+/** WebSocket close codes the runner protocol uses, and why. */
+public final class CloseCodes {
+  /** A regular close (hub or runner shutting down, operator disconnect). */
+  public static final int NORMAL = 1000;
+
+  /** No {@code hello} in time after the upgrade ({@code E-PRO-009}). */
+  public static final int POLICY_VIOLATION = 1008;
+
+  /** A frame above the frame cap ({@code E-PRO-005}). */
+  public static final int TOO_BIG = 1009;
+
+  /** This connection was replaced by a newer one with the same {@code runner_id}. */
+  public static final int REPLACED = 4000;
+
+  /** {@code hello.project_id} differs from the token's project ({@code E-PRO-008}). */
+  public static final int PROJECT_MISMATCH = 4401;
+
+  private CloseCodes() {}
+}

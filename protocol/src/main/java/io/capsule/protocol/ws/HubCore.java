@@ -1,0 +1,387 @@
+package io.capsule.protocol.ws;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.ProtocolException;
+import io.capsule.protocol.ProtocolException.FrameRejected;
+import io.capsule.protocol.frame.Ack;
+import io.capsule.protocol.frame.Capabilities;
+import io.capsule.protocol.frame.ErrorFrame;
+import io.capsule.protocol.frame.Frame;
+import io.capsule.protocol.frame.Hello;
+import io.capsule.protocol.frame.Ping;
+import io.capsule.protocol.frame.Pong;
+import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskCancel;
+import io.capsule.protocol.frame.TaskProgress;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.seq.Receipt;
+import io.capsule.protocol.seq.SeqState;
+import io.capsule.protocol.token.TokenClaims;
+import io.capsule.protocol.ws.ServerSocket.Control;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentMap;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+
+/**
+ * The hub's state: one {@link SeqState} per runner (it outlives connections), the connection each
+ * runner is on, which runner owns which task. All socket callbacks arrive here as messages; the
+ * streams wait on the futures in them, which is how a slow event consumer or a slow runner
+ * back-pressures the socket instead of growing a buffer.
+ */
+final class HubCore extends AbstractBehavior<HubCore.Command> {
+
+  sealed interface Command {}
+
+  record Opened(
+      long id,
+      RunnerKey key,
+      TokenClaims claims,
+      OrderedQueue<Message> out,
+      CompletableFuture<Control> control)
+      implements Command {}
+
+  /** {@code frame} is a {@link Frame} or a {@link FrameRejected}. */
+  record Inbound(long id, Object frame, CompletableFuture<Done> done) implements Command {}
+
+  record Closed(long id, String reason) implements Command {}
+
+  record Assign(RunnerKey key, TaskAssign assign, CompletableFuture<TaskAssign> reply)
+      implements Command {}
+
+  record Cancel(
+      String projectId, String taskId, String reason, CompletableFuture<Optional<TaskCancel>> reply)
+      implements Command {}
+
+  record Kick(RunnerKey key, Disconnect mode, CompletableFuture<Boolean> reply)
+      implements Command {}
+
+  /** Ends every connection, completes the event stream, stops. */
+  record Shutdown() implements Command {}
+
+  private record HelloTimeout(long id) implements Command {}
+
+  private static final class Conn {
+    final Opened opened;
+    Hello hello;
+    int appliedSinceAck;
+
+    Conn(Opened opened) {
+      this.opened = opened;
+    }
+
+    boolean has(String capability) {
+      return hello != null && hello.hasCapability(capability);
+    }
+  }
+
+  private static final class Session {
+    final SeqState seq;
+    final Set<String> openTasks = new LinkedHashSet<>();
+    Conn conn;
+    Hello lastHello;
+
+    Session(SeqState seq) {
+      this.seq = seq;
+    }
+  }
+
+  private final ProtocolConfig config;
+  private final TimerScheduler<Command> timers;
+  private final OrderedQueue<HubEvent> events;
+  private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
+  private final Map<Long, Conn> conns = new HashMap<>();
+  private final Map<RunnerKey, Session> sessions = new HashMap<>();
+  private final Map<String, RunnerKey> taskOwner = new HashMap<>(); // key: project + '\0' + task
+
+  static Behavior<Command> create(
+      ProtocolConfig config,
+      OrderedQueue<HubEvent> events,
+      ConcurrentMap<RunnerKey, RunnerInfo> snapshot) {
+    return Behaviors.setup(
+        ctx -> Behaviors.withTimers(timers -> new HubCore(ctx, timers, config, events, snapshot)));
+  }
+
+  private HubCore(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      ProtocolConfig config,
+      OrderedQueue<HubEvent> events,
+      ConcurrentMap<RunnerKey, RunnerInfo> snapshot) {
+    super(ctx);
+    this.timers = timers;
+    this.config = config;
+    this.events = events;
+    this.snapshot = snapshot;
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Opened.class, this::onOpened)
+        .onMessage(Inbound.class, this::onInbound)
+        .onMessage(Closed.class, this::onClosed)
+        .onMessage(HelloTimeout.class, this::onHelloTimeout)
+        .onMessage(Assign.class, this::onAssign)
+        .onMessage(Cancel.class, this::onCancel)
+        .onMessage(Kick.class, this::onKick)
+        .onMessage(Shutdown.class, s -> onShutdown())
+        .build();
+  }
+
+  private Behavior<Command> onOpened(Opened o) {
+    conns.put(o.id(), new Conn(o));
+    timers.startSingleTimer("hello-" + o.id(), new HelloTimeout(o.id()), config.helloTimeout());
+    return this;
+  }
+
+  private Behavior<Command> onHelloTimeout(HelloTimeout t) {
+    Conn c = conns.get(t.id());
+    if (c != null && c.hello == null) {
+      refuse(c, Code.E_PRO_009, "no hello within " + config.helloTimeout());
+      c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-009"));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onInbound(Inbound in) {
+    Conn c = conns.get(in.id());
+    if (c == null) {
+      in.done().complete(Done.getInstance());
+      return this;
+    }
+    List<CompletionStage<Done>> waits = new ArrayList<>();
+    if (in.frame() instanceof FrameRejected r) {
+      onRejected(c, r, waits);
+    } else if (c.hello == null) {
+      if (in.frame() instanceof Hello h) {
+        onHello(c, h, waits);
+      } else {
+        getContext().getLog().warn("{}: {} before hello, dropped", c.opened.key(), in.frame());
+      }
+    } else {
+      onFrame(c, (Frame) in.frame(), waits);
+    }
+    waits.add(c.opened.out().drained());
+    CompletableFuture.allOf(
+            waits.stream()
+                .map(CompletionStage::toCompletableFuture)
+                .toArray(CompletableFuture[]::new))
+        .whenComplete((d, e) -> in.done().complete(Done.getInstance()));
+    return this;
+  }
+
+  private void onRejected(Conn c, FrameRejected r, List<CompletionStage<Done>> waits) {
+    getContext().getLog().warn("{}: frame refused: {}", c.opened.key(), r.diagnostic());
+    waits.add(events.offer(new HubEvent.Refused(c.opened.key(), r.diagnostic())));
+    if (c.has(Capabilities.ERROR_FRAMES)) {
+      send(c, new ErrorFrame(r.code().id(), r.diagnostic().message()));
+    }
+  }
+
+  private void onHello(Conn c, Hello h, List<CompletionStage<Done>> waits) {
+    RunnerKey key = c.opened.key();
+    timers.cancel("hello-" + c.opened.id());
+    if (!h.projectId().equals(c.opened.claims().projectId())) {
+      Diagnostic d =
+          Diagnostic.of(
+              Code.E_PRO_008,
+              "hello.project_id '"
+                  + h.projectId()
+                  + "' differs from the token's '"
+                  + c.opened.claims().projectId()
+                  + "'");
+      getContext().getLog().warn("{}: {}", key, d);
+      waits.add(events.offer(new HubEvent.Refused(key, d)));
+      c.opened.control().complete(new ServerSocket.Close(CloseCodes.PROJECT_MISMATCH, "E-PRO-008"));
+      return;
+    }
+    c.hello = h;
+    Session s = sessions.computeIfAbsent(key, k -> new Session(SeqState.of(config)));
+    if (s.conn != null && s.conn != c) {
+      s.conn.opened.control().complete(new ServerSocket.Close(CloseCodes.REPLACED, "replaced"));
+      waits.add(events.offer(new HubEvent.RunnerDown(key, "replaced by a new connection")));
+      s.conn = null;
+    }
+    s.conn = c;
+    s.lastHello = h;
+    waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
+    if (c.has(Capabilities.ACK)) {
+      send(c, new Ack(s.seq.takeAckMap()));
+    }
+    // The resume map proves what the runner holds: trim, then replay the rest in order (and
+    // everything of an open task it does not list).
+    s.seq.ack(h.resume());
+    for (SequencedFrame f : s.seq.replayListFor(h.resume())) {
+      send(c, f);
+    }
+    publish(key, s);
+  }
+
+  private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
+    RunnerKey key = c.opened.key();
+    Session s = sessions.get(key);
+    if (s == null || s.conn != c) {
+      return; // a replaced connection's late frame: the new one replays it
+    }
+    if (f instanceof Ping p) {
+      send(c, new Pong(p.nonce()));
+    } else if (f instanceof TaskProgress || f instanceof TaskReport) {
+      SequencedFrame sf = (SequencedFrame) f;
+      Receipt r = s.seq.receive(sf);
+      boolean reportSeen = f instanceof TaskReport;
+      for (SequencedFrame applied : r.applied()) {
+        c.appliedSinceAck++;
+        if (applied instanceof TaskReport rep) {
+          s.openTasks.remove(rep.taskId());
+          taskOwner.remove(owned(key.projectId(), rep.taskId()));
+          waits.add(events.offer(new HubEvent.Report(key, rep)));
+          publish(key, s);
+        } else {
+          waits.add(events.offer(new HubEvent.Progress(key, (TaskProgress) applied)));
+        }
+      }
+      if (r.isGap()) {
+        getContext()
+            .getLog()
+            .debug("{}: {} seq {} waits for {}", key, sf.taskId(), sf.seq(), r.expected());
+      }
+      if (c.has(Capabilities.ACK) && (reportSeen || c.appliedSinceAck >= config.ackEvery())) {
+        c.appliedSinceAck = 0;
+        send(c, new Ack(s.seq.takeAckMap()));
+      }
+    } else if (f instanceof ErrorFrame e) {
+      getContext().getLog().warn("{}: runner refused a frame: {} {}", key, e.code(), e.message());
+    } else if (f instanceof Pong || f instanceof Hello) {
+      // Pong: the heartbeat did its job by arriving. A second hello changes nothing.
+    } else {
+      FrameRejected wrongWay =
+          new FrameRejected(Code.E_PRO_002, "a runner does not send '" + f.type() + "'");
+      onRejected(c, wrongWay, waits);
+    }
+  }
+
+  private Behavior<Command> onClosed(Closed closed) {
+    Conn c = conns.remove(closed.id());
+    timers.cancel("hello-" + closed.id());
+    if (c == null) {
+      return this;
+    }
+    c.opened.out().complete();
+    c.opened.control().complete(new ServerSocket.Drop());
+    Session s = sessions.get(c.opened.key());
+    if (s != null && s.conn == c) {
+      s.conn = null;
+      events.offer(new HubEvent.RunnerDown(c.opened.key(), closed.reason()));
+      publish(c.opened.key(), s);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onAssign(Assign a) {
+    Session s = sessions.computeIfAbsent(a.key(), k -> new Session(SeqState.of(config)));
+    try {
+      TaskAssign numbered = s.seq.emit(a.assign());
+      s.openTasks.add(numbered.taskId());
+      taskOwner.put(owned(a.key().projectId(), numbered.taskId()), a.key());
+      sendIfUp(s, numbered);
+      publish(a.key(), s);
+      a.reply().complete(numbered);
+    } catch (ProtocolException e) {
+      a.reply().completeExceptionally(e);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCancel(Cancel c) {
+    RunnerKey key = taskOwner.get(owned(c.projectId(), c.taskId()));
+    Session s = key == null ? null : sessions.get(key);
+    if (s == null || s.seq.isFinished(c.taskId())) {
+      c.reply().complete(Optional.empty()); // unknown or finished: a cancel changes nothing
+      return this;
+    }
+    try {
+      TaskCancel numbered = s.seq.emit(new TaskCancel(c.taskId(), c.reason()));
+      sendIfUp(s, numbered);
+      c.reply().complete(Optional.of(numbered));
+    } catch (ProtocolException e) {
+      c.reply().completeExceptionally(e);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onKick(Kick k) {
+    Session s = sessions.get(k.key());
+    if (s == null || s.conn == null) {
+      k.reply().complete(false);
+      return this;
+    }
+    Control how =
+        switch (k.mode()) {
+          case CLOSE -> new ServerSocket.Close(CloseCodes.NORMAL, "closed by the hub");
+          case DROP -> new ServerSocket.Drop();
+          case ABORT -> new ServerSocket.Abort();
+        };
+    s.conn.opened.control().complete(how);
+    k.reply().complete(true);
+    return this;
+  }
+
+  private Behavior<Command> onShutdown() {
+    for (Conn c : conns.values()) {
+      c.opened.control().complete(new ServerSocket.Close(CloseCodes.NORMAL, "hub shutting down"));
+    }
+    events.complete();
+    return Behaviors.stopped();
+  }
+
+  private void sendIfUp(Session s, SequencedFrame f) {
+    // While the runner is away the frame waits in the replay buffer; hello.resume brings it.
+    if (s.conn != null && s.conn.hello != null) {
+      send(s.conn, f);
+    }
+  }
+
+  private void send(Conn c, Frame f) {
+    c.opened.out().offer(Wire.text(f));
+  }
+
+  private void refuse(Conn c, Code code, String message) {
+    Diagnostic d = Diagnostic.of(code, message);
+    getContext().getLog().warn("{}: {}", c.opened.key(), d);
+    events.offer(new HubEvent.Refused(c.opened.key(), d));
+  }
+
+  private void publish(RunnerKey key, Session s) {
+    Hello h = s.lastHello;
+    snapshot.put(
+        key,
+        new RunnerInfo(
+            key,
+            s.conn != null,
+            h == null ? "" : h.runnerVersion(),
+            h == null ? List.of() : h.capabilities(),
+            s.openTasks));
+  }
+
+  private static String owned(String projectId, String taskId) {
+    return projectId + '\0' + taskId;
+  }
+}

@@ -1,0 +1,30 @@
+package io.capsule.protocol.ws;
+
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.protocol.frame.Hello;
+import io.capsule.protocol.frame.TaskProgress;
+import io.capsule.protocol.frame.TaskReport;
+
+/**
+ * What the hub tells its embedding code, in the order it happened. Progress and reports are applied
+ * ones: each exactly once per task and seq, in seq order, however often the runner reconnected and
+ * replayed.
+ */
+public sealed interface HubEvent {
+
+  RunnerKey runner();
+
+  /** A runner said hello on a new connection. */
+  record RunnerUp(RunnerKey runner, Hello hello) implements HubEvent {}
+
+  /** A runner's connection ended (it may come back and resume). */
+  record RunnerDown(RunnerKey runner, String reason) implements HubEvent {}
+
+  record Progress(RunnerKey runner, TaskProgress progress) implements HubEvent {}
+
+  /** The task's report: the task is finished on the hub. */
+  record Report(RunnerKey runner, TaskReport report) implements HubEvent {}
+
+  /** A frame or a connection was refused (bad frame, project mismatch, no hello). */
+  record Refused(RunnerKey runner, Diagnostic diagnostic) implements HubEvent {}
+}

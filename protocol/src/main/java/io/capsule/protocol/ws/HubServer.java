@@ -1,0 +1,271 @@
+package io.capsule.protocol.ws;
+
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.ProtocolException.TokenRefused;
+import io.capsule.protocol.frame.Invocation;
+import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskCancel;
+import io.capsule.protocol.frame.TaskSpec;
+import io.capsule.protocol.schema.Schemas;
+import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.token.TokenClaims;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.event.Logging;
+import org.apache.pekko.event.LoggingAdapter;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Authorization;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
+import org.apache.pekko.http.scaladsl.settings.WebSocketSettings;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.BroadcastHub;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
+
+/**
+ * The hub side of runner protocol v1 on Pekko HTTP: the route {@code /v1/runner}, a registry of
+ * runners per project, task assignment and cancel, and the hub's events as a stream.
+ *
+ * <p>Connection rules: the bearer token is checked before the upgrade (HTTP 401 with {@code
+ * E-PRO-007}); {@code hello.project_id} must match the token's (else close 4401, {@code
+ * E-PRO-008}); no hello within the hello timeout closes 1008 ({@code E-PRO-009}); a newer
+ * connection with the same {@link RunnerKey} closes the older with 4000; a frame over the cap
+ * closes 1009; malformed, unknown or invalid frames are logged, published as {@link
+ * HubEvent.Refused} and answered with an {@code error} frame when the runner declared {@code
+ * error-frames}, never fatal. Progress is applied exactly once and in order per task; after a
+ * resume the hub replays its own frames the runner lacks.
+ *
+ * <p>Threading: every method is thread-safe and returns at once; work happens on an internal actor.
+ * {@link #events()} is a single-consumer stream that must be consumed: when its buffer is full the
+ * hub stops reading from runners (back-pressure) rather than buffering without bound.
+ */
+public final class HubServer {
+  private static final int EVENT_BUFFER = 1024;
+
+  private static final java.util.concurrent.atomic.AtomicLong INSTANCES =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  private final ActorSystem<?> system;
+  private final ProtocolConfig config;
+  private final ProjectTokens tokens;
+  private final ActorRef<HubCore.Command> core;
+  private final Source<HubEvent, NotUsed> events;
+  private final ConcurrentMap<RunnerKey, RunnerInfo> runners = new ConcurrentHashMap<>();
+  private final AtomicLong ids = new AtomicLong();
+  private final WebSocketSettings wsSettings;
+  private final LoggingAdapter log;
+  private volatile ServerBinding binding;
+
+  private HubServer(ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens) {
+    this.system = system;
+    Schemas.preload();
+    this.config = config;
+    this.tokens = tokens;
+    // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one
+    // subscribes within the materializer's subscription timeout; the hub instead holds elements
+    // (back-pressure) until a consumer attaches.
+    Pair<SourceQueueWithComplete<HubEvent>, Source<HubEvent, NotUsed>> q =
+        Source.<HubEvent>queue(EVENT_BUFFER, OverflowStrategy.backpressure())
+            .toMat(BroadcastHub.of(HubEvent.class, 256), Keep.both())
+            .run(Materializer.matFromSystem(system));
+    this.events = q.second();
+    this.core =
+        system.systemActorOf(
+            HubCore.create(config, new OrderedQueue<>(q.first()), runners),
+            "capsule-hub-" + INSTANCES.incrementAndGet(),
+            Props.empty());
+    this.wsSettings =
+        (WebSocketSettings) ServerSettings.create(Adapter.toClassic(system)).getWebsocketSettings();
+    this.log = Logging.getLogger(Adapter.toClassic(system), HubServer.class);
+  }
+
+  /** A hub that is not bound yet: embed {@link #route()} in your own server, or call bind. */
+  public static HubServer create(
+      ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens) {
+    return new HubServer(system, config, tokens);
+  }
+
+  /** Binds the route on {@code host:port} (port 0 picks a free one; see {@link #localAddress}). */
+  public CompletionStage<HubServer> bind(String host, int port) {
+    return Http.get(system)
+        .newServerAt(host, port)
+        .bind(route())
+        .thenApply(
+            b -> {
+              binding = b;
+              return this;
+            });
+  }
+
+  public InetSocketAddress localAddress() {
+    ServerBinding b = binding;
+    if (b == null) {
+      throw new IllegalStateException("not bound");
+    }
+    return b.localAddress();
+  }
+
+  /** {@code ws://host:port/v1/runner} of the binding. */
+  public String url() {
+    InetSocketAddress a = localAddress();
+    return "ws://" + a.getHostString() + ":" + a.getPort() + "/v1/runner";
+  }
+
+  /** The route {@code /v1/runner}. */
+  public Route route() {
+    return pathPrefix("v1", () -> path("runner", () -> extractRequest(r -> complete(accept(r)))));
+  }
+
+  /** The hub's events, in order. One consumer; must be consumed (see class comment). */
+  public Source<HubEvent, NotUsed> events() {
+    return events;
+  }
+
+  /** A snapshot of every runner the hub has seen. */
+  public List<RunnerInfo> runners() {
+    return List.copyOf(runners.values());
+  }
+
+  /** The runners of one project. */
+  public List<RunnerInfo> runners(String projectId) {
+    return runners.values().stream().filter(r -> r.key().projectId().equals(projectId)).toList();
+  }
+
+  /**
+   * Assigns a task to a runner (now, or when it next connects). Completes with the frame as sent
+   * (seq 1 for the task); fails with {@code E-PRO-006} when the runner's replay buffer is full.
+   */
+  public CompletionStage<TaskAssign> assign(
+      RunnerKey runner, TaskSpec task, String role, Invocation invocation) {
+    CompletableFuture<TaskAssign> reply = new CompletableFuture<>();
+    core.tell(new HubCore.Assign(runner, new TaskAssign(task, role, invocation), reply));
+    return reply;
+  }
+
+  /**
+   * Cancels a task on the runner it was assigned to, now or at its next resume. Completes with the
+   * cancel as sent, or empty when the task is unknown or already finished (a cancel after the
+   * report changes nothing).
+   */
+  public CompletionStage<Optional<TaskCancel>> cancel(
+      String projectId, String taskId, String reason) {
+    CompletableFuture<Optional<TaskCancel>> reply = new CompletableFuture<>();
+    core.tell(new HubCore.Cancel(projectId, taskId, reason, reply));
+    return reply;
+  }
+
+  /** Ends a runner's current connection; true when it had one. The runner reconnects. */
+  public CompletionStage<Boolean> disconnect(RunnerKey runner, Disconnect how) {
+    CompletableFuture<Boolean> reply = new CompletableFuture<>();
+    core.tell(new HubCore.Kick(runner, how, reply));
+    return reply;
+  }
+
+  /** Unbinds (open connections are ended) and stops the hub's actor. */
+  public CompletionStage<Done> close() {
+    ServerBinding b = binding;
+    CompletionStage<Done> unbound =
+        b == null
+            ? CompletableFuture.completedFuture(Done.getInstance())
+            : b.terminate(java.time.Duration.ofSeconds(3)).thenApply(t -> Done.getInstance());
+    return unbound.thenApply(
+        d -> {
+          core.tell(new HubCore.Shutdown());
+          return d;
+        });
+  }
+
+  private HttpResponse accept(HttpRequest request) {
+    var upgrade = request.getAttribute(AttributeKeys.webSocketUpgrade);
+    if (upgrade.isEmpty()) {
+      return HttpResponse.create()
+          .withStatus(StatusCodes.BAD_REQUEST)
+          .withEntity("expected a WebSocket upgrade");
+    }
+    TokenClaims claims;
+    try {
+      claims = tokens.verify(bearer(request).orElse(null));
+    } catch (TokenRefused e) {
+      log.warning("runner refused before upgrade: {}", e.diagnostic());
+      return HttpResponse.create()
+          .withStatus(StatusCodes.UNAUTHORIZED)
+          .withEntity(e.diagnostic().toString());
+    }
+    long id = ids.incrementAndGet();
+    RunnerKey key =
+        new RunnerKey(claims.projectId(), claims.runnerId().orElse(RunnerKey.DEFAULT_RUNNER));
+    Materializer mat = Materializer.matFromSystem(system);
+    Pair<SourceQueueWithComplete<Message>, Source<Message, NotUsed>> out =
+        Source.<Message>queue(config.outboundQueue(), OverflowStrategy.backpressure())
+            .preMaterialize(mat);
+    CompletableFuture<ServerSocket.Control> control = new CompletableFuture<>();
+    Source<Message, NotUsed> outbound =
+        out.second()
+            .keepAlive(config.heartbeatIdle(), Wire::ping)
+            .watchTermination(
+                (m, done) -> {
+                  done.whenComplete(
+                      (d, e) ->
+                          core.tell(
+                              new HubCore.Closed(id, e == null ? "closed" : String.valueOf(e))));
+                  return m;
+                });
+    Sink<Message, NotUsed> inbound =
+        Flow.<Message>create()
+            .idleTimeout(config.deadAfter())
+            .via(Wire.decode(config.frameCapBytes(), true, mat))
+            .mapAsync(
+                1,
+                f -> {
+                  CompletableFuture<Done> done = new CompletableFuture<>();
+                  core.tell(new HubCore.Inbound(id, f, done));
+                  return done;
+                })
+            .to(Sink.ignore());
+    core.tell(new HubCore.Opened(id, key, claims, new OrderedQueue<>(out.first()), control));
+    return ServerSocket.accept(
+        upgrade.get(),
+        Flow.fromSinkAndSourceCoupled(inbound, outbound),
+        control,
+        config.frameCapBytes(),
+        wsSettings,
+        log);
+  }
+
+  private static Optional<String> bearer(HttpRequest request) {
+    return request
+        .getHeader(Authorization.class)
+        .map(Authorization::credentials)
+        .filter(c -> c.scheme().equalsIgnoreCase("Bearer"))
+        .map(c -> c.token());
+  }
+}

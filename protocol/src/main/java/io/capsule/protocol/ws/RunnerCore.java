@@ -1,0 +1,348 @@
+package io.capsule.protocol.ws;
+
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.ProtocolException;
+import io.capsule.protocol.ProtocolException.FrameRejected;
+import io.capsule.protocol.frame.Ack;
+import io.capsule.protocol.frame.Capabilities;
+import io.capsule.protocol.frame.ErrorFrame;
+import io.capsule.protocol.frame.Frame;
+import io.capsule.protocol.frame.Hello;
+import io.capsule.protocol.frame.Ping;
+import io.capsule.protocol.frame.Pong;
+import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskCancel;
+import io.capsule.protocol.seq.Receipt;
+import io.capsule.protocol.seq.SeqState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.headers.Authorization;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+import org.apache.pekko.http.javadsl.model.ws.PeerClosedConnectionException;
+import org.apache.pekko.http.javadsl.model.ws.WebSocketRequest;
+import org.apache.pekko.http.javadsl.model.ws.WebSocketUpgradeResponse;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
+
+/**
+ * The runner client's state: the {@link SeqState}, the current connection, the back-off. Socket and
+ * timer callbacks arrive as messages; streams wait on the futures inside them.
+ */
+final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
+
+  sealed interface Command {}
+
+  record Send(SequencedFrame frame, CompletableFuture<SequencedFrame> reply) implements Command {}
+
+  record Stop(CompletableFuture<Done> reply) implements Command {}
+
+  private record Dial() implements Command {}
+
+  private record Upgraded(long id, WebSocketUpgradeResponse response, Throwable failure)
+      implements Command {}
+
+  private record Inbound(long id, Object frame, CompletableFuture<Done> done) implements Command {}
+
+  private record Closed(long id, Throwable cause) implements Command {}
+
+  /** The latest state, readable from any thread. */
+  static final class StateCell {
+    private volatile ConnectionState state =
+        ConnectionState.of(ConnectionState.Status.CONNECTING, 0);
+
+    ConnectionState get() {
+      return state;
+    }
+
+    void set(ConnectionState s) {
+      state = s;
+    }
+  }
+
+  private static final class Conn {
+    final long id;
+    final OrderedQueue<Message> out;
+    boolean upgraded;
+    boolean ready;
+
+    Conn(long id, OrderedQueue<Message> out) {
+      this.id = id;
+      this.out = out;
+    }
+  }
+
+  private final RunnerClient.Settings settings;
+  private final ProtocolConfig config;
+  private final TimerScheduler<Command> timers;
+  private final OrderedQueue<SequencedFrame> inbound;
+  private final StateCell cell;
+  private final SeqState seq;
+  private final Materializer mat;
+  private final boolean acks;
+  private Conn conn;
+  private long ids;
+  private int attempt;
+
+  static Behavior<Command> create(
+      RunnerClient.Settings settings, OrderedQueue<SequencedFrame> inbound, StateCell cell) {
+    return Behaviors.setup(
+        ctx -> Behaviors.withTimers(t -> new RunnerCore(ctx, t, settings, inbound, cell)));
+  }
+
+  private RunnerCore(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      RunnerClient.Settings settings,
+      OrderedQueue<SequencedFrame> inbound,
+      StateCell cell) {
+    super(ctx);
+    this.settings = settings;
+    this.config = settings.config();
+    this.timers = timers;
+    this.inbound = inbound;
+    this.cell = cell;
+    this.seq = SeqState.of(config);
+    this.mat = Materializer.matFromSystem(ctx.getSystem());
+    this.acks = settings.capabilities().contains(Capabilities.ACK);
+    ctx.getSelf().tell(new Dial());
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Send.class, this::onSend)
+        .onMessage(Dial.class, d -> onDial())
+        .onMessage(Upgraded.class, this::onUpgraded)
+        .onMessage(Inbound.class, this::onInbound)
+        .onMessage(Closed.class, this::onClosed)
+        .onMessage(Stop.class, this::onStop)
+        .build();
+  }
+
+  private Behavior<Command> onSend(Send s) {
+    SequencedFrame numbered;
+    try {
+      numbered = seq.emit(s.frame());
+    } catch (ProtocolException e) {
+      s.reply().completeExceptionally(e);
+      return this;
+    }
+    if (conn != null && conn.ready) {
+      // Written or not, the frame is safe in the replay buffer: complete either way.
+      conn.out.offer(Wire.text(numbered)).whenComplete((d, e) -> s.reply().complete(numbered));
+    } else {
+      s.reply().complete(numbered);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onDial() {
+    long id = ++ids;
+    String token;
+    try {
+      token = settings.tokens().token();
+    } catch (ProtocolException e) {
+      return retry(OptionalInt.empty(), e.diagnostic().toString());
+    }
+    Pair<SourceQueueWithComplete<Message>, Source<Message, NotUsed>> out =
+        Source.<Message>queue(config.outboundQueue(), OverflowStrategy.backpressure())
+            .preMaterialize(mat);
+    var self = getContext().getSelf();
+    Sink<Message, NotUsed> in =
+        Flow.<Message>create()
+            .watchTermination(
+                (m, done) -> {
+                  done.whenComplete((d, e) -> self.tell(new Closed(id, e)));
+                  return m;
+                })
+            .idleTimeout(config.deadAfter())
+            .via(Wire.decode(config.frameCapBytes(), true, mat))
+            .mapAsync(
+                1,
+                f -> {
+                  CompletableFuture<Done> done = new CompletableFuture<>();
+                  self.tell(new Inbound(id, f, done));
+                  return done;
+                })
+            .to(Sink.ignore());
+    Source<Message, NotUsed> outbound = out.second().keepAlive(config.heartbeatIdle(), Wire::ping);
+    conn = new Conn(id, new OrderedQueue<>(out.first()));
+    setState(ConnectionState.of(ConnectionState.Status.CONNECTING, attempt));
+    CompletionStage<WebSocketUpgradeResponse> upgrade =
+        Http.get(getContext().getSystem())
+            .singleWebSocketRequest(
+                WebSocketRequest.create(settings.hubUrl()).addHeader(Authorization.oauth2(token)),
+                Flow.fromSinkAndSourceCoupled(in, outbound),
+                mat)
+            .first();
+    getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
+    return this;
+  }
+
+  private Behavior<Command> onUpgraded(Upgraded u) {
+    if (conn == null || conn.id != u.id()) {
+      return this;
+    }
+    if (u.failure() != null) {
+      return lost(OptionalInt.empty(), "cannot connect: " + u.failure().getMessage());
+    }
+    if (!u.response().isValid()) {
+      int status = u.response().response().status().intValue();
+      String why =
+          status == 401
+              ? "E-PRO-007 the hub refused the token (HTTP 401)"
+              : "the hub refused the upgrade (HTTP " + status + ")";
+      return lost(OptionalInt.of(status), why);
+    }
+    conn.upgraded = true;
+    conn.out.offer(
+        Wire.text(
+            new Hello(
+                settings.projectId(),
+                settings.runnerVersion(),
+                settings.capabilities(),
+                seq.resumeMap())));
+    if (!acks) {
+      // Without acks the hub cannot say what it holds: re-send the whole buffer; it drops dups.
+      becomeReady(Map.of());
+    }
+    return this;
+  }
+
+  private void becomeReady(Map<String, Long> hubHas) {
+    conn.ready = true;
+    attempt = 0;
+    for (SequencedFrame f : seq.replayListFor(hubHas)) {
+      conn.out.offer(Wire.text(f));
+    }
+    setState(ConnectionState.of(ConnectionState.Status.CONNECTED, 0));
+  }
+
+  private Behavior<Command> onInbound(Inbound in) {
+    if (conn == null || conn.id != in.id()) {
+      in.done().complete(Done.getInstance());
+      return this;
+    }
+    List<CompletionStage<Done>> waits = new ArrayList<>();
+    Object f = in.frame();
+    if (f instanceof FrameRejected r) {
+      getContext().getLog().warn("hub frame refused: {}", r.diagnostic());
+    } else if (f instanceof Ack a) {
+      seq.ack(a.acks());
+      if (!conn.ready) {
+        becomeReady(a.acks());
+      }
+    } else if (f instanceof Ping p) {
+      conn.out.offer(Wire.text(new Pong(p.nonce())));
+    } else if (f instanceof TaskAssign || f instanceof TaskCancel) {
+      Receipt r = seq.receive((SequencedFrame) f);
+      for (SequencedFrame applied : r.applied()) {
+        waits.add(inbound.offer(applied));
+      }
+    } else if (f instanceof ErrorFrame e) {
+      getContext().getLog().warn("the hub refused a frame: {} {}", e.code(), e.message());
+    } else if (!(f instanceof Pong)) {
+      getContext().getLog().warn("unexpected frame from the hub: {}", ((Frame) f).type());
+    }
+    waits.add(conn.out.drained());
+    CompletableFuture.allOf(
+            waits.stream()
+                .map(CompletionStage::toCompletableFuture)
+                .toArray(CompletableFuture[]::new))
+        .whenComplete((d, e) -> in.done().complete(Done.getInstance()));
+    return this;
+  }
+
+  private Behavior<Command> onClosed(Closed c) {
+    if (conn == null || conn.id != c.id()) {
+      return this;
+    }
+    Throwable cause = c.cause();
+    while (cause != null
+        && !(cause instanceof PeerClosedConnectionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof PeerClosedConnectionException p) {
+      return lost(
+          OptionalInt.of(p.closeCode()),
+          "the hub closed with " + p.closeCode() + " " + p.closeReason());
+    }
+    return lost(
+        OptionalInt.empty(),
+        c.cause() == null
+            ? "the connection ended"
+            : "the connection failed: " + c.cause().getMessage());
+  }
+
+  private Behavior<Command> lost(OptionalInt code, String why) {
+    if (conn != null) {
+      conn.out.complete();
+      conn = null;
+    }
+    getContext().getLog().info("hub connection lost: {}", why);
+    return retry(code, why);
+  }
+
+  private Behavior<Command> retry(OptionalInt code, String why) {
+    Duration delay = backoff(attempt);
+    attempt++;
+    setState(
+        new ConnectionState(ConnectionState.Status.DISCONNECTED, attempt, code, Optional.of(why)));
+    timers.startSingleTimer("dial", new Dial(), delay);
+    return this;
+  }
+
+  /** min · 2^attempt, capped at max, plus up to {@code jitter} of it at random. */
+  private Duration backoff(int n) {
+    long min = config.backoffMin().toMillis();
+    long max = config.backoffMax().toMillis();
+    long base = min << Math.min(n, 20);
+    base = Math.min(Math.max(base, min), max);
+    long extra = (long) (base * config.backoffJitter() * ThreadLocalRandom.current().nextDouble());
+    return Duration.ofMillis(base + extra);
+  }
+
+  private Behavior<Command> onStop(Stop s) {
+    timers.cancelAll();
+    if (conn != null) {
+      conn.out.complete();
+      conn = null;
+    }
+    inbound.complete();
+    setState(ConnectionState.of(ConnectionState.Status.CLOSED, attempt));
+    s.reply().complete(Done.getInstance());
+    return Behaviors.stopped();
+  }
+
+  private void setState(ConnectionState s) {
+    cell.set(s);
+    try {
+      settings.onState().accept(s);
+    } catch (RuntimeException e) {
+      getContext().getLog().warn("connection state listener failed", e);
+    }
+  }
+}

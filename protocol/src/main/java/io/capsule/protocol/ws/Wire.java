@@ -1,0 +1,88 @@
+package io.capsule.protocol.ws;
+
+import io.capsule.config.diag.Code;
+import io.capsule.protocol.ProtocolException.FrameRejected;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.Frame;
+import io.capsule.protocol.frame.Ping;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+import org.apache.pekko.http.javadsl.model.ws.TextMessage;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+
+/** Frames to WebSocket messages and back, shared by both ends. */
+final class Wire {
+  private static final FrameCodec CODEC = FrameCodec.shared();
+  private static final AtomicLong NONCES = new AtomicLong();
+
+  private Wire() {}
+
+  static Message text(Frame frame) {
+    return TextMessage.create(CODEC.encodeToString(frame));
+  }
+
+  /** A heartbeat ping with a fresh nonce. */
+  static Message ping() {
+    return text(new Ping(Long.toString(NONCES.incrementAndGet())));
+  }
+
+  /**
+   * Reads each message as one frame: elements are {@link Frame}s or {@link FrameRejected}s (a
+   * refused frame is data, not a stream failure). A text message above {@code cap} bytes fails the
+   * stream ({@code E-PRO-005}); binary messages are refused ({@code E-PRO-001}).
+   */
+  static Flow<Message, Object, NotUsed> decode(int cap, boolean validate, Materializer mat) {
+    return Flow.<Message>create()
+        .mapAsync(1, m -> strictText(m, cap, mat))
+        .map(
+            text -> {
+              if (text instanceof FrameRejected r) {
+                return r;
+              }
+              try {
+                return CODEC.decode(((String) text).getBytes(StandardCharsets.UTF_8), validate);
+              } catch (FrameRejected r) {
+                return r;
+              }
+            });
+  }
+
+  private static CompletionStage<Object> strictText(Message m, int cap, Materializer mat) {
+    if (!m.isText()) {
+      m.asBinaryMessage().getStreamedData().runWith(Sink.ignore(), mat);
+      return CompletableFuture.completedFuture(
+          new FrameRejected(Code.E_PRO_001, "binary messages are not part of the protocol"));
+    }
+    TextMessage t = m.asTextMessage();
+    if (t.isStrict()) {
+      return CompletableFuture.completedFuture(checked(t.getStrictText(), cap));
+    }
+    return t.getStreamedText()
+        .runFold(
+            new StringBuilder(),
+            (sb, part) -> {
+              sb.append(part);
+              checked(sb, cap);
+              return sb;
+            },
+            mat)
+        .thenApply(StringBuilder::toString);
+  }
+
+  private static <S extends CharSequence> S checked(S text, int cap) {
+    // A char is at least one UTF-8 byte: the length is a lower bound of the byte size; the exact
+    // byte count is only needed near the cap.
+    if (text.length() > cap
+        || (text.length() * 3L > cap
+            && text.toString().getBytes(StandardCharsets.UTF_8).length > cap)) {
+      throw new FrameRejected(Code.E_PRO_005, "a frame is larger than " + cap + " bytes");
+    }
+    return text;
+  }
+}
