@@ -65,6 +65,10 @@ public final class GuestCall {
   private static Diagnostic in(String function, Diagnostic d) {
     String prefix = "driver failed in " + function + ": ";
     String message = d.message().startsWith(prefix) ? d.message() : prefix + d.message();
+    String path = d.details().get(Violations.PATH);
+    if (path != null && !message.contains(" (at result")) {
+      message += " (at result" + path + ")";
+    }
     Diagnostic out = new Diagnostic(Code.E_RUN_034, message, null, d.details());
     return d.details().containsKey("function") ? out : out.with("function", function);
   }

@@ -3,6 +3,7 @@ package io.capsule.driver.abi;
 import static io.capsule.driver.abi.Violations.hex;
 import static io.capsule.driver.abi.Violations.unsigned;
 
+import io.capsule.driver.wasm.AbiViolation;
 import io.capsule.driver.wasm.GuestMemory;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -14,12 +15,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Lifting (CanonicalABI.md "Loading" and "Flat Lifting") with every check the spec traps on, plus
  * the host's stricter rules: a bool must be exactly 0 or 1 (the spec reads any nonzero byte as
  * true; the host refuses it, so a driver that writes garbage is caught rather than read as {@code
- * true}). Every refusal is an {@link io.capsule.driver.wasm.AbiViolation}.
+ * true}). Every refusal is an {@link AbiViolation}; one found inside a list, record or variant
+ * carries the detail {@code path} from the lifted value to the culprit (e.g. {@code [3].note}).
  *
  * <p>One lifter serves one lift: it reads the memory size once, since no guest code runs while a
  * result is lifted. Not thread-safe.
@@ -98,7 +101,11 @@ final class Lifter {
     List<RecordType.Field> fields = r.fields();
     Object[] values = new Object[fields.size()];
     for (int i = 0; i < values.length; i++) {
-      values[i] = load(fields.get(i).type(), ptr + r.offset(i));
+      try {
+        values[i] = load(fields.get(i).type(), ptr + r.offset(i));
+      } catch (AbiViolation e) {
+        throw Violations.within(e, "." + fields.get(i).name());
+      }
     }
     return WitRecord.of(values);
   }
@@ -113,7 +120,9 @@ final class Lifter {
         };
     int index = caseIndex(t, discriminant, "at " + hex(unsigned(ptr)));
     Optional<Object> payload =
-        layout.payload(index).map(p -> load(p, ptr + layout.payloadOffset()));
+        layout
+            .payload(index)
+            .map(p -> payload(t, index, () -> load(p, ptr + layout.payloadOffset())));
     return cased(t, index, payload);
   }
 
@@ -136,7 +145,8 @@ final class Lifter {
     CaseLayout layout = c.cases();
     int index = caseIndex(c, unsigned((int) in.next(FlatType.I32)), "(flat)");
     FlatIn.Coerced payloadIn = new FlatIn.Coerced(in, layout.flatPayload());
-    Optional<Object> payload = layout.payload(index).map(p -> liftFlat(p, payloadIn));
+    Optional<Object> payload =
+        layout.payload(index).map(p -> payload(c, index, () -> liftFlat(p, payloadIn)));
     payloadIn.skipRest();
     return cased(c, index, payload);
   }
@@ -166,7 +176,11 @@ final class Lifter {
   private WitRecord liftRecord(RecordType r, FlatIn in) {
     Object[] values = new Object[r.fields().size()];
     for (int i = 0; i < values.length; i++) {
-      values[i] = liftFlat(r.fields().get(i).type(), in);
+      try {
+        values[i] = liftFlat(r.fields().get(i).type(), in);
+      } catch (AbiViolation e) {
+        throw Violations.within(e, "." + r.fields().get(i).name());
+      }
     }
     return WitRecord.of(values);
   }
@@ -194,6 +208,28 @@ final class Lifter {
           t.wit(), where, discriminant, count, count - 1);
     }
     return (int) discriminant;
+  }
+
+  /** Lifts a case's payload; a failure inside names the case in the violation's path. */
+  private static Object payload(CasedType t, int index, Supplier<Object> lift) {
+    try {
+      return lift.get();
+    } catch (AbiViolation e) {
+      throw Violations.within(e, "." + caseName(t, index));
+    }
+  }
+
+  private static String caseName(CasedType t, int index) {
+    if (t instanceof OptionType) {
+      return "some";
+    }
+    if (t instanceof ResultType) {
+      return index == ResultType.OK ? "ok" : "error";
+    }
+    if (t instanceof VariantType v) {
+      return v.caseList().get(index).name();
+    }
+    return ((EnumType) t).names().get(index);
   }
 
   private static Object cased(CasedType t, int index, Optional<Object> payload) {
@@ -274,7 +310,11 @@ final class Lifter {
     List<Object> values = new ArrayList<>((int) count);
     int size = element.size();
     for (int i = 0; i < count; i++) {
-      values.add(load(element, ptr + i * size));
+      try {
+        values.add(load(element, ptr + i * size));
+      } catch (AbiViolation e) {
+        throw Violations.within(e, "[" + i + "]");
+      }
     }
     return Collections.unmodifiableList(values);
   }

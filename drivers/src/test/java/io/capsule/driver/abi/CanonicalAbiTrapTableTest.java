@@ -176,6 +176,22 @@ class CanonicalAbiTrapTableTest {
   }
 
   @Test
+  void namesThePathToAViolationDeepInsideAValue() {
+    ByteArrayGuestMemory memory = new ByteArrayGuestMemory(0x10000);
+    // list<event> of two events at 0x100: a good note, then a tool-call whose name is not UTF-8.
+    memory.write(BASE, "00010000 02000000");
+    memory.write(0x100, "0b 00000000000000 00020000 01000000");
+    memory.write(0x158, "05 00000000000000 00020000 01000000 01020000 01000000 00020000 00000000");
+    memory.write(0x200, "61 ff");
+    CanonicalAbi abi = new CanonicalAbi(memory);
+
+    AbiViolation e = assertThrows(AbiViolation.class, () -> abi.load(ContractTypes.EVENTS, BASE));
+
+    assertEquals("[1].tool-call.name", e.diagnostic().details().get("path"));
+    assertTrue(e.diagnostic().message().startsWith("string at 0x201 (1 bytes) is not valid UTF-8"));
+  }
+
+  @Test
   void refusesAMisalignedPointerFromCabiRealloc() {
     ByteArrayGuestMemory memory = new ByteArrayGuestMemory(0x10000);
     memory.overrideRealloc(size -> 0x11);

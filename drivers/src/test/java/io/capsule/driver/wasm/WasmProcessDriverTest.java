@@ -211,6 +211,9 @@ class WasmProcessDriverTest {
 
     AbiViolation e = assertThrows(AbiViolation.class, () -> driver.parse(List.of()));
 
+    assertTrue(e.getMessage().endsWith("(at result[0].note)"), e.getMessage());
+    assertEquals("[0].note", e.diagnostic().details().get("path"));
+
     assertTrue(
         e.getMessage()
             .contains("driver failed in parse: string at 0x8100 (1 bytes) is not valid UTF-8"),
