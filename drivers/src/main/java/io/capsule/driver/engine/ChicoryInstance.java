@@ -26,16 +26,22 @@ final class ChicoryInstance implements WasmInstance {
   private final Instance instance;
   private final PreparedModule prepared;
   private final CallWatchdog watchdog;
+  private final CallWatchdog.Slot slot;
   private final Duration deadline;
   private final Map<String, ExportFunction> funcs = new HashMap<>();
   private final ChicoryMemory memory;
   private boolean closed;
 
   private ChicoryInstance(
-      Instance instance, PreparedModule prepared, CallWatchdog watchdog, Duration deadline) {
+      Instance instance,
+      PreparedModule prepared,
+      CallWatchdog watchdog,
+      CallWatchdog.Slot slot,
+      Duration deadline) {
     this.instance = instance;
     this.prepared = prepared;
     this.watchdog = watchdog;
+    this.slot = slot;
     this.deadline = deadline;
     this.memory = prepared.info().exportsMemory("memory") ? new ChicoryMemory(this) : null;
   }
@@ -46,13 +52,20 @@ final class ChicoryInstance implements WasmInstance {
       PreparedModule prepared,
       CallWatchdog watchdog,
       Duration deadline) {
-    Instance instance =
-        guarded(
-            "instantiation",
-            watchdog,
-            deadline,
-            () -> Instance.builder(module).withMachineFactory(machines).build());
-    ChicoryInstance created = new ChicoryInstance(instance, prepared, watchdog, deadline);
+    CallWatchdog.Slot slot = watchdog.register();
+    Instance instance;
+    try {
+      instance =
+          guarded(
+              "instantiation",
+              slot,
+              deadline,
+              () -> Instance.builder(module).withMachineFactory(machines).build());
+    } catch (RuntimeException e) {
+      watchdog.unregister(slot);
+      throw e;
+    }
+    ChicoryInstance created = new ChicoryInstance(instance, prepared, watchdog, slot, deadline);
     try {
       prepared.initialize(created);
     } catch (RuntimeException e) {
@@ -75,7 +88,7 @@ final class ChicoryInstance implements WasmInstance {
     CoreModule.FuncType type = prepared.signature(export);
     PreparedModule.checkArity(export, type, args);
     ExportFunction func = funcs.computeIfAbsent(export, instance::export);
-    long[] out = guarded(export, watchdog, deadline, () -> func.apply(args));
+    long[] out = guarded(export, slot, deadline, () -> func.apply(args));
     long[] results = new long[type.results().size()];
     for (int i = 0; i < results.length; i++) {
       results[i] =
@@ -88,12 +101,12 @@ final class ChicoryInstance implements WasmInstance {
   }
 
   private static <T> T guarded(
-      String export, CallWatchdog watchdog, Duration deadline, Supplier<T> body) {
-    CallWatchdog.Armed armed = watchdog.arm(deadline);
+      String export, CallWatchdog.Slot slot, Duration deadline, Supplier<T> body) {
+    slot.start(deadline);
     try {
       return body.get();
     } catch (ChicoryInterruptedException e) {
-      if (armed.fired()) {
+      if (slot.end()) {
         throw Failures.deadline(export, deadline, e);
       }
       Thread.currentThread().interrupt(); // not ours: keep it for whoever asked
@@ -105,7 +118,7 @@ final class ChicoryInstance implements WasmInstance {
     } catch (RuntimeException e) {
       throw Failures.trap(export, String.valueOf(e.getMessage()), e);
     } finally {
-      armed.disarm();
+      slot.end();
     }
   }
 
@@ -121,10 +134,13 @@ final class ChicoryInstance implements WasmInstance {
     return memory;
   }
 
-  /** Chicory holds no native resources; closing only forbids further calls. */
+  /** Chicory holds no native resources; closing forbids further calls and frees the slot. */
   @Override
   public void close() {
-    closed = true;
-    funcs.clear();
+    if (!closed) {
+      closed = true;
+      funcs.clear();
+      watchdog.unregister(slot);
+    }
   }
 }
