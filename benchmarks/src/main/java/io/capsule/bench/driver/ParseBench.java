@@ -1,0 +1,154 @@
+package io.capsule.bench.driver;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.capsule.driver.api.ProcessDriver;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.driver.load.LoadedDriver;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * {@code parse} throughput in lines per second through the built-in {@code claude-code} driver (a
+ * real serde_json parser compiled to WebAssembly), per engine and batch size, beside a bare Jackson
+ * {@code readTree} of the same lines in the same run: the ratio is what sandboxing the parser
+ * costs. Lines are the real Claude Code transcripts (copied from shared/transcripts), cycled.
+ *
+ * <p>Read the {@code lines} secondary counter (lines/s); the primary score counts batches. {@code
+ * batch} follows run-semantics §5: 1 line, a typical 16, and the 256-line ceiling. Each iteration
+ * gets a fresh driver instance, as each run does.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ParseBench {
+
+  static final String[] TRANSCRIPTS = {
+    "auth401", "happy", "interrupt", "mcp", "rate429", "thinking", "twoturn"
+  };
+
+  @Param({"wasmtime", "chicory"})
+  public String engine;
+
+  @Param({"1", "16", "256"})
+  public int batch;
+
+  private DriverLoader loader;
+  private LoadedDriver loaded;
+  private ProcessDriver driver;
+  private final ObjectMapper mapper = new ObjectMapper();
+  private List<List<String>> batches;
+  private int next;
+
+  /** Lines handed over, per second: the figure to read. */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.OPERATIONS)
+  public static class Lines {
+    public long lines;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      lines = 0;
+    }
+  }
+
+  @Setup(Level.Trial)
+  public void load() {
+    loader = DriverLoader.create(engine, DriverLoader.Settings.DEFAULTS);
+    loaded = loader.load("builtin:claude-code");
+    List<String> all = transcriptLines();
+    batches = new ArrayList<>();
+    int at = 0;
+    // enough batches that a batch of 256 still cycles through every transcript
+    int count = Math.max(64, (all.size() * 4) / batch + 1);
+    for (int b = 0; b < count; b++) {
+      List<String> one = new ArrayList<>(batch);
+      for (int i = 0; i < batch; i++) {
+        one.add(all.get(at));
+        at = (at + 1) % all.size();
+      }
+      batches.add(List.copyOf(one));
+    }
+  }
+
+  @Setup(Level.Iteration)
+  public void freshInstance() {
+    if (driver != null) {
+      driver.close();
+    }
+    driver = loaded.newInstance();
+  }
+
+  @TearDown(Level.Trial)
+  public void close() {
+    driver.close();
+    loader.close();
+  }
+
+  private List<String> nextBatch() {
+    List<String> b = batches.get(next);
+    next = (next + 1) % batches.size();
+    return b;
+  }
+
+  @Benchmark
+  public Object parse(Lines counter) {
+    List<String> b = nextBatch();
+    counter.lines += b.size();
+    return driver.parse(b);
+  }
+
+  @Benchmark
+  public void jacksonReadTree(Lines counter, Blackhole hole) throws IOException {
+    List<String> b = nextBatch();
+    counter.lines += b.size();
+    for (String line : b) {
+      hole.consume(mapper.readTree(line));
+    }
+  }
+
+  static List<String> transcriptLines() {
+    List<String> out = new ArrayList<>();
+    for (String name : TRANSCRIPTS) {
+      String path = "/transcripts/claude-code/" + name + ".jsonl";
+      try (InputStream in = ParseBench.class.getResourceAsStream(path)) {
+        if (in == null) {
+          throw new IllegalStateException("missing resource " + path);
+        }
+        BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        for (String line = r.readLine(); line != null; line = r.readLine()) {
+          if (!line.isEmpty()) {
+            out.add(line);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
+  }
+}
