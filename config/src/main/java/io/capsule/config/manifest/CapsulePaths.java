@@ -1,10 +1,7 @@
 package io.capsule.config.manifest;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
@@ -75,18 +72,13 @@ final class CapsulePaths {
       return new Unreadable("'" + relative + "' is a directory, not a file");
     }
     try {
-      byte[] bytes = Files.readAllBytes(file);
-      return new Text(
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(bytes))
-              .toString());
+      return new Text(TextFiles.readUtf8(file));
     } catch (NoSuchFileException e) {
       return new Unreadable("'" + relative + "' does not exist in the capsule");
     } catch (CharacterCodingException e) {
       return new Unreadable("'" + relative + "' is not UTF-8 text");
+    } catch (TextFiles.TooLarge e) {
+      return new Unreadable("'" + relative + "' is " + e.getMessage());
     } catch (IOException e) {
       return new Unreadable("'" + relative + "' cannot be read: " + e.getMessage());
     }

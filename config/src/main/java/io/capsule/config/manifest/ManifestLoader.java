@@ -3,10 +3,7 @@ package io.capsule.config.manifest;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -37,26 +34,18 @@ public final class ManifestLoader {
     Path file = Files.isDirectory(capsule) ? capsule.resolve(Manifest.FILE_NAME) : capsule;
     Path dir = file.toAbsolutePath().normalize().getParent();
     String label = file.toString();
-    byte[] bytes;
+    String text;
     try {
-      bytes = Files.readAllBytes(file);
+      text = TextFiles.readUtf8(file);
     } catch (NoSuchFileException e) {
       throw unreadable(
           label, "no manifest at " + file + " (a capsule is a folder with murmur.yaml)");
-    } catch (IOException e) {
-      throw unreadable(label, "cannot read " + file + ": " + e.getMessage());
-    }
-    String text;
-    try {
-      text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(bytes))
-              .toString();
     } catch (CharacterCodingException e) {
       throw unreadable(label, "the manifest is not UTF-8 text");
+    } catch (TextFiles.TooLarge e) {
+      throw unreadable(label, "the manifest is " + e.getMessage() + "; is this the right file?");
+    } catch (IOException e) {
+      throw unreadable(label, "cannot read " + file + ": " + e.getMessage());
     }
     return parse(text, dir, label, Optional.of(file.toAbsolutePath().normalize()));
   }

@@ -239,6 +239,27 @@ class ManifestLoaderTest {
   }
 
   @Test
+  void refusesAPromptFileAndAManifestLargerThanOneMebibyte() throws IOException {
+    Files.writeString(capsule.resolve("p.md"), "x".repeat(TextFiles.CAP_BYTES + 1));
+    Files.writeString(
+        capsule.resolve("murmur.yaml"), "# " + "x".repeat(TextFiles.CAP_BYTES) + "\n");
+
+    ManifestInvalid prompt =
+        assertThrows(
+            ManifestInvalid.class,
+            () ->
+                ManifestLoader.parse(
+                    ManifestErrorsTest.BASE + "  system_prompt_file: p.md\n", capsule, "m"));
+    ManifestInvalid manifest =
+        assertThrows(ManifestInvalid.class, () -> ManifestLoader.load(capsule));
+
+    assertEquals(Code.E_MAN_002, prompt.code());
+    assertTrue(prompt.diagnostic().message().contains("larger than"), prompt::render);
+    assertEquals(Code.E_MAN_001, manifest.code());
+    assertTrue(manifest.diagnostic().message().contains("larger than"), manifest::render);
+  }
+
+  @Test
   void resolvesARelativeCommandInsideTheCapsuleAndKeepsOthersAsWritten() {
     String base = ManifestErrorsTest.BASE;
     Path dir = ManifestLoader.parse(base, capsule, "m").capsuleDir();
