@@ -1,0 +1,2 @@
+# Prints nothing.
+exit 0
