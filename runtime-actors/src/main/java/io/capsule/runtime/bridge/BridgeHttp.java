@@ -19,9 +19,10 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
-import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.StreamLimitReachedException;
 import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.util.ByteString;
 
 /**
  * The HTTP face of the bridge: MCP "streamable HTTP" as the Claude Code CLI speaks it, one JSON
@@ -128,10 +129,16 @@ final class BridgeHttp {
     if (request.entity().getContentLengthOption().orElse(0L) > config.bodyCapBytes()) {
       return early(request, mat, plain(StatusCodes.CONTENT_TOO_LARGE, "request body too large"));
     }
+    // The body is read under the bridge's own bounds rather than toStrict's, whose size failure
+    // is indistinguishable from a broken stream: over the cap is 413, too slow is 408.
     return request
         .entity()
-        .toStrict(config.requestReadTimeout().toMillis(), config.bodyCapBytes(), mat)
-        .thenCompose(strict -> dispatch(strict.getData().toArray(), connection))
+        .withoutSizeLimit()
+        .getDataBytes()
+        .limitWeighted(config.bodyCapBytes(), chunk -> (long) chunk.size())
+        .completionTimeout(config.requestReadTimeout())
+        .runFold(ByteString.emptyByteString(), ByteString::concat, mat)
+        .thenCompose(body -> dispatch(body.toArray(), connection))
         .exceptionally(BridgeHttp::bodyFailure);
   }
 
@@ -206,7 +213,7 @@ final class BridgeHttp {
         failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
-    if (cause instanceof EntityStreamSizeException) {
+    if (cause instanceof StreamLimitReachedException) {
       return plain(StatusCodes.CONTENT_TOO_LARGE, "request body too large");
     }
     if (cause instanceof TimeoutException) {

@@ -236,7 +236,7 @@ public final class ToolBridge {
         config.requestReadTimeout().plus(config.callTimeout()).plus(Duration.ofSeconds(30));
     FiniteDuration finite = FiniteDuration.fromNanos(backstop.toNanos());
     return base.withMaxConnections(config.maxConnections())
-        // the bridge answers an oversized body itself (413); the parser's bound is a backstop
+        // the bridge bounds the body itself (413 past the cap); the parser's bound is a backstop
         .withParserSettings(
             base.getParserSettings().withMaxContentLength(2L * config.bodyCapBytes()))
         .withTimeouts(base.getTimeouts().withRequestTimeout(finite).withIdleTimeout(finite));

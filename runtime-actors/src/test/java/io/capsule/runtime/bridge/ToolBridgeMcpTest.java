@@ -258,8 +258,21 @@ class ToolBridgeMcpTest {
   @Test
   void refusesABodyOverTheCapWith413() throws Exception {
     String big = toolCallPadded(5000);
-    var rr = client.post(big);
-    assertEquals(413, rr.statusCode(), rr.body());
+    HttpResponse<String> tooBig = client.post(big);
+    assertEquals(413, tooBig.statusCode(), tooBig.body());
+    // the same body without a Content-Length (chunked) is cut while it streams in
+    byte[] bytes = big.getBytes(StandardCharsets.UTF_8);
+    HttpResponse<String> chunked =
+        client.send(
+            client
+                .request()
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(bytes)))
+                .build());
+    assertEquals(413, chunked.statusCode(), chunked.body());
+    assertEquals(0, recorder.events.size(), "an oversized call never reaches the gate");
   }
 
   @Test
