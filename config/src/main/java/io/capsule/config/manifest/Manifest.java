@@ -8,9 +8,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A capsule's validated {@code murmur.yaml}: immutable, and only ever built by {@link
- * ManifestValidator} (through {@link ManifestLoader} or {@link ManifestBuilder}), so every value in
- * it has passed validation.
+ * A capsule's validated {@code murmur.yaml}, immutable. Get one from {@link ManifestLoader} (a
+ * folder or text) or {@link ManifestBuilder} (in memory): both run {@link ManifestValidator}, so
+ * every value has passed validation. The canonical constructor does not validate; it exists for the
+ * validator and for copies ({@code with}-style), not as a way around the rules.
  *
  * @param name the capsule's name, {@code [a-z0-9-]}
  * @param version semver
