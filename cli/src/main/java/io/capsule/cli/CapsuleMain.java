@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       RunCommand.class,
       DriverCommand.class,
+      HubCommand.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

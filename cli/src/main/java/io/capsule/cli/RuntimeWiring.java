@@ -1,9 +1,11 @@
 package io.capsule.cli;
 
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.config.settings.ProtocolSettings;
 import io.capsule.config.settings.RunSettings;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
+import io.capsule.protocol.ProtocolConfig;
 import io.capsule.runtime.DriverLoading;
 import io.capsule.runtime.RunLimits;
 import io.capsule.runtime.harness.HarnessLimits;
@@ -31,6 +33,23 @@ final class RuntimeWiring {
         run.workRoot(),
         RunLimits.BLOCKING_DISPATCHER,
         harness);
+  }
+
+  /** {@code capsule.protocol.*} onto the protocol module's own settings record. */
+  static ProtocolConfig protocol(CapsuleSettings settings) {
+    ProtocolSettings p = settings.protocol();
+    return ProtocolConfig.builder()
+        .frameCapBytes(p.frameCapBytes())
+        .heartbeatIdle(p.heartbeatIdle())
+        .deadAfter(p.deadAfter())
+        .helloTimeout(p.helloTimeout())
+        .replayBufferBound(p.replayBufferMaxFrames())
+        .holdBound(p.gapHoldMax())
+        .backoffMin(p.reconnect().minBackoff())
+        .backoffMax(p.reconnect().maxBackoff())
+        .backoffJitter(p.reconnect().jitter())
+        .tokenClockSkew(p.tokenClockSkew())
+        .build();
   }
 
   static DriverLoader driverLoader(CapsuleSettings settings) {

@@ -1,0 +1,119 @@
+package io.capsule.cli;
+
+import io.capsule.cli.hub.ReferenceHub;
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.protocol.token.ProjectTokens;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.pekko.actor.typed.ActorSystem;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code capsule hub}: a reference hub for one project, and {@code hub token} for its runners. */
+@Command(
+    name = "hub",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run a reference hub: the runner endpoint /v1/runner and a small task API"
+            + " (/v1/tasks, /v1/runners) on one address.",
+    subcommands = {HubCommand.Token.class})
+final class HubCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--listen",
+      defaultValue = "127.0.0.1:0",
+      description = "HOST:PORT to listen on (default ${DEFAULT-VALUE}: loopback, a free port)")
+  String listen;
+
+  // Not `required`: picocli would then demand them for `hub token` too. Checked in call().
+  @Option(names = "--project", description = "the project this hub serves (required)")
+  String project;
+
+  @Option(
+      names = "--secret-file",
+      description = "the shared token secret, at least 32 bytes (required)")
+  Path secretFile;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (project == null || secretFile == null) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "capsule hub needs --project and --secret-file");
+    }
+    CapsuleSettings settings = CapsuleSettings.load();
+    ProjectTokens tokens =
+        new ProjectTokens(Secrets.read(secretFile), settings.protocol().tokenClockSkew());
+    int colon = listen.lastIndexOf(':');
+    if (colon < 1) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CFG_001, "--listen '" + listen + "' is not HOST:PORT")
+              .withHint("e.g. --listen 127.0.0.1:8600"));
+    }
+    String host = listen.substring(0, colon);
+    int port = Integer.parseInt(listen.substring(colon + 1));
+    ActorSystem<Void> system = CliSystem.create("capsule-hub", settings);
+    ReferenceHub hub =
+        ReferenceHub.start(system, RuntimeWiring.protocol(settings), tokens, project, host, port)
+            .toCompletableFuture()
+            .join();
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("hub for project " + project + " listening on " + hub.apiUrl());
+    out.println("runners connect to " + hub.runnerUrl());
+    out.flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  hub.stop().toCompletableFuture().join();
+                  system.terminate();
+                  stopped.countDown();
+                },
+                "capsule-hub-stop"));
+    stopped.await();
+    return ExitCodes.DONE;
+  }
+
+  @Command(
+      name = "token",
+      mixinStandardHelpOptions = true,
+      description = "Print a runner token for the project (a signed JWT, HS256).")
+  static final class Token implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--project", required = true)
+    String project;
+
+    @Option(names = "--secret-file", required = true)
+    Path secretFile;
+
+    @Option(
+        names = "--ttl",
+        defaultValue = "10m",
+        converter = DurationConverter.class,
+        description = "how long the token is valid (default ${DEFAULT-VALUE})")
+    Duration ttl;
+
+    @Option(names = "--runner-id", description = "name the runner (several runners per project)")
+    Optional<String> runnerId;
+
+    @Override
+    public Integer call() {
+      ProjectTokens tokens =
+          new ProjectTokens(
+              Secrets.read(secretFile), CapsuleSettings.load().protocol().tokenClockSkew());
+      spec.commandLine().getOut().println(tokens.issue(project, runnerId, ttl));
+      spec.commandLine().getOut().flush();
+      return ExitCodes.DONE;
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package io.capsule.cli.hub;
+
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.entity;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
+import static org.apache.pekko.http.javadsl.server.Directives.optionalHeaderValueByName;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.protocol.frame.Invocation;
+import io.capsule.protocol.frame.TaskSpec;
+import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.token.TokenClaims;
+import io.capsule.protocol.ws.HubServer;
+import io.capsule.protocol.ws.RunnerInfo;
+import io.capsule.protocol.ws.RunnerKey;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.http.javadsl.marshalling.sse.EventStreamMarshalling;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.sse.ServerSentEvent;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.BoundedSourceQueue;
+import org.apache.pekko.stream.QueueOfferResult;
+import org.apache.pekko.stream.javadsl.Source;
+
+/**
+ * The reference hub's HTTP API next to the runner endpoint. Every request carries a bearer token of
+ * the hub's project ({@code capsule hub token}); JSON in and out.
+ *
+ * <ul>
+ *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
+ *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
+ *       role}; assigned to that runner or the first connected one: 201, or 503 with none.
+ *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
+ *   <li>{@code POST /v1/tasks/{id}/cancel}: 202 when a cancel was sent, 409 after the report.
+ *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
+ *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
+ *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
+ *       ?after=N}.
+ *   <li>{@code GET /v1/runners}: every runner the hub knows.
+ * </ul>
+ */
+final class HubApi {
+  /** Events a slow SSE client may lag before its stream fails (it resumes from its last id). */
+  private static final int SSE_BUFFER = 4096;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HubServer hub;
+  private final TaskBook book;
+  private final ProjectTokens tokens;
+  private final String projectId;
+  private final org.apache.pekko.actor.typed.ActorSystem<?> system;
+
+  HubApi(
+      org.apache.pekko.actor.typed.ActorSystem<?> system,
+      HubServer hub,
+      TaskBook book,
+      ProjectTokens tokens,
+      String projectId) {
+    this.system = system;
+    this.hub = hub;
+    this.book = book;
+    this.tokens = tokens;
+    this.projectId = projectId;
+  }
+
+  Route route() {
+    return pathPrefix(
+        "v1",
+        () ->
+            concat(
+                path("runners", () -> get(() -> authorized(this::runners))),
+                pathPrefix(
+                    "tasks",
+                    () ->
+                        concat(
+                            pathEndOrSingleSlash(
+                                () ->
+                                    post(
+                                        () ->
+                                            entity(
+                                                Unmarshaller.entityToString(),
+                                                body -> authorized(() -> submit(body))))),
+                            pathPrefix(
+                                org.apache.pekko.http.javadsl.server.PathMatchers.segment(),
+                                id ->
+                                    concat(
+                                        pathEndOrSingleSlash(
+                                            () -> get(() -> authorized(() -> show(id)))),
+                                        path(
+                                            "cancel",
+                                            () -> post(() -> authorized(() -> cancel(id)))),
+                                        path(
+                                            "events",
+                                            () -> get(() -> authorized(() -> events(id))))))))));
+  }
+
+  private Route authorized(Supplier<Route> inner) {
+    return optionalHeaderValueByName(
+        "Authorization",
+        header -> {
+          Optional<String> token =
+              header.filter(h -> h.startsWith("Bearer ")).map(h -> h.substring(7).trim());
+          try {
+            TokenClaims claims = tokens.verify(token.orElse(""));
+            if (!claims.projectId().equals(projectId)) {
+              return json(StatusCodes.FORBIDDEN, error("the token is for another project"));
+            }
+          } catch (DiagnosticException e) {
+            return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
+          }
+          return inner.get();
+        });
+  }
+
+  private Route runners() {
+    ArrayNode out = JSON.createArrayNode();
+    hub.runners(projectId).stream()
+        .sorted(Comparator.comparing(r -> r.key().runnerId()))
+        .forEach(r -> out.add(runner(r)));
+    return json(StatusCodes.OK, out);
+  }
+
+  private static ObjectNode runner(RunnerInfo r) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("id", r.key().runnerId());
+    n.put("connected", r.connected());
+    n.put("runner_version", r.runnerVersion());
+    r.capabilities().forEach(n.putArray("capabilities")::add);
+    r.openTasks().stream().sorted().forEach(n.putArray("open_tasks")::add);
+    return n;
+  }
+
+  private Route submit(String body) {
+    JsonNode req;
+    try {
+      req = JSON.readTree(body);
+    } catch (Exception e) {
+      return json(StatusCodes.BAD_REQUEST, error("the body is not JSON: " + e.getMessage()));
+    }
+    if (req == null || !req.isObject() || !req.path("capsule").isTextual()) {
+      return json(StatusCodes.BAD_REQUEST, error("give \"capsule\" (a capsule name) and a task"));
+    }
+    TaskSpec spec;
+    try {
+      spec = taskSpec(req);
+    } catch (DiagnosticException e) {
+      return json(StatusCodes.BAD_REQUEST, error(e.diagnostic().toString()));
+    }
+    Optional<RunnerKey> runner = pickRunner(req.path("runner").asText(""));
+    if (runner.isEmpty()) {
+      return json(
+          StatusCodes.SERVICE_UNAVAILABLE,
+          error("no runner of project " + projectId + " is connected"));
+    }
+    ObjectNode invocation = JSON.createObjectNode();
+    invocation.put("backend", "capsule:" + req.get("capsule").asText());
+    copyText(req, invocation, "model");
+    copyText(req, invocation, "session");
+    if (req.path("budget").isObject()) {
+      invocation.set("budget", req.get("budget"));
+    }
+    if (req.path("allowed_tools").isArray()) {
+      invocation.set("allowed_tools", req.get("allowed_tools"));
+    }
+    TaskBook.Task task =
+        new TaskBook.Task(spec.id(), req.get("capsule").asText(), runner.get(), spec.json());
+    if (!book.add(task)) {
+      return json(StatusCodes.CONFLICT, error("task " + spec.id() + " exists"));
+    }
+    CompletionStage<ObjectNode> assigned =
+        hub.assign(
+                runner.get(), spec, req.path("role").asText("agent"), Invocation.wrap(invocation))
+            .thenApply(a -> task.view())
+            .exceptionally(
+                e -> {
+                  book.remove(spec.id());
+                  return error("the hub refused the assignment: " + e.getMessage());
+                });
+    return onSuccess(
+        assigned,
+        view ->
+            view.has("error")
+                ? json(StatusCodes.SERVICE_UNAVAILABLE, view)
+                : json(StatusCodes.CREATED, view));
+  }
+
+  private static TaskSpec taskSpec(JsonNode req) {
+    if (req.path("task").isObject()) {
+      return TaskSpec.of(req.get("task"));
+    }
+    String id = req.path("id").asText("task-" + UUID.randomUUID().toString().substring(0, 8));
+    TaskSpec.Builder b =
+        TaskSpec.builder(id, req.path("type").asText("capsule"), req.path("goal").asText(""));
+    if (req.path("body").isTextual()) {
+      b.body(req.get("body").asText());
+    }
+    return b.build();
+  }
+
+  private Optional<RunnerKey> pickRunner(String wanted) {
+    return hub.runners(projectId).stream()
+        .filter(RunnerInfo::connected)
+        .map(RunnerInfo::key)
+        .filter(k -> wanted.isEmpty() || k.runnerId().equals(wanted))
+        .min(Comparator.comparing(RunnerKey::runnerId));
+  }
+
+  private Route show(String id) {
+    return book.get(id)
+        .map(t -> json(StatusCodes.OK, t.view()))
+        .orElseGet(() -> json(StatusCodes.NOT_FOUND, error("no task " + id)));
+  }
+
+  private Route cancel(String id) {
+    Optional<TaskBook.Task> task = book.get(id);
+    if (task.isEmpty()) {
+      return json(StatusCodes.NOT_FOUND, error("no task " + id));
+    }
+    task.get().markCancelRequested();
+    return onSuccess(
+        hub.cancel(projectId, id, "canceled through the hub API"),
+        sent -> {
+          ObjectNode n = JSON.createObjectNode().put("id", id).put("canceled", sent.isPresent());
+          return sent.isPresent()
+              ? json(StatusCodes.ACCEPTED, n)
+              : json(StatusCodes.CONFLICT, n.put("reason", "the task already finished"));
+        });
+  }
+
+  private Route events(String id) {
+    Optional<TaskBook.Task> task = book.get(id);
+    if (task.isEmpty()) {
+      return json(StatusCodes.NOT_FOUND, error("no task " + id));
+    }
+    return optionalHeaderValueByName(
+        "Last-Event-ID",
+        last ->
+            parameterOptional(
+                "after",
+                after -> {
+                  long from = parseId(last.or(() -> after).orElse("0"));
+                  return complete(
+                      StatusCodes.OK,
+                      sse(task.get(), from),
+                      EventStreamMarshalling.toEventStream());
+                }));
+  }
+
+  private Source<ServerSentEvent, NotUsed> sse(TaskBook.Task task, long after) {
+    Pair<BoundedSourceQueue<TaskBook.Entry>, Source<TaskBook.Entry, NotUsed>> live =
+        Source.<TaskBook.Entry>queue(SSE_BUFFER).preMaterialize(system);
+    BoundedSourceQueue<TaskBook.Entry> queue = live.first();
+    TaskBook.Task.Subscription sub =
+        task.subscribe(
+            after,
+            e -> {
+              if (queue.offer(e) != QueueOfferResult.enqueued()) {
+                queue.fail(new IllegalStateException("the client fell behind; resume from its id"));
+              }
+            });
+    return Source.from(sub.history())
+        .concat(live.second())
+        .takeWhile(e -> !"report".equals(e.event()), true)
+        .map(e -> ServerSentEvent.create(e.data().toString(), e.event(), Long.toString(e.id())))
+        .keepAlive(Duration.ofSeconds(15), ServerSentEvent::heartbeat)
+        .watchTermination(
+            (mat, done) -> {
+              done.whenComplete((d, t) -> sub.cancel().run());
+              return mat;
+            });
+  }
+
+  private static long parseId(String s) {
+    try {
+      return Math.max(0, Long.parseLong(s.trim()));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private static void copyText(JsonNode from, ObjectNode to, String key) {
+    if (from.path(key).isTextual()) {
+      to.put(key, from.get(key).asText());
+    }
+  }
+
+  private static ObjectNode error(String message) {
+    return JsonNodeFactory.instance.objectNode().put("error", message);
+  }
+
+  private static Route json(StatusCode status, JsonNode body) {
+    return complete(
+        HttpResponse.create()
+            .withStatus(status)
+            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, body.toString())));
+  }
+}
