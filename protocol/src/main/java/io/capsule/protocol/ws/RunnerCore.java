@@ -189,6 +189,15 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
             .to(Sink.ignore());
     Source<Message, NotUsed> outbound = out.second().keepAlive(config.heartbeatIdle(), Wire::ping);
     conn = new Conn(id, new OrderedQueue<>(out.first()));
+    // Hello goes first, before any heartbeat ping. The resume map cannot change before the
+    // connection is up: only a connection brings frames to apply.
+    conn.out.offer(
+        Wire.text(
+            new Hello(
+                settings.projectId(),
+                settings.runnerVersion(),
+                settings.capabilities(),
+                seq.resumeMap())));
     setState(ConnectionState.of(ConnectionState.Status.CONNECTING, attempt));
     CompletionStage<WebSocketUpgradeResponse> upgrade =
         Http.get(getContext().getSystem())
@@ -217,13 +226,6 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       return lost(OptionalInt.of(status), why);
     }
     conn.upgraded = true;
-    conn.out.offer(
-        Wire.text(
-            new Hello(
-                settings.projectId(),
-                settings.runnerVersion(),
-                settings.capabilities(),
-                seq.resumeMap())));
     if (!acks) {
       // Without acks the hub cannot say what it holds: re-send the whole buffer; it drops dups.
       becomeReady(Map.of());
