@@ -116,6 +116,18 @@ public record BridgeConfig(
         policy);
   }
 
+  public BridgeConfig withMaxConnections(int max) {
+    return new BridgeConfig(
+        serverName,
+        callTimeout,
+        outputCapBytes,
+        maxInFlight,
+        max,
+        requestReadTimeout,
+        bodyCapBytes,
+        policy);
+  }
+
   public BridgeConfig withRequestReadTimeout(Duration timeout) {
     return new BridgeConfig(
         serverName,
