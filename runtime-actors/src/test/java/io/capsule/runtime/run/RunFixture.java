@@ -38,9 +38,16 @@ final class RunFixture {
   final EmbeddedRuntime runtime;
 
   RunFixture(ActorTestKit kit, RunLimits limits) {
+    this(
+        kit,
+        limits,
+        EmbeddedRuntime.create(kit.system(), limits, EmbeddedRuntime.noFolderDrivers()));
+  }
+
+  RunFixture(ActorTestKit kit, RunLimits limits, EmbeddedRuntime runtime) {
     this.kit = kit;
     this.workRoot = limits.workRoot();
-    this.runtime = EmbeddedRuntime.create(kit.system(), limits, EmbeddedRuntime.noFolderDrivers());
+    this.runtime = runtime;
   }
 
   static RunLimits limits(Path workRoot) {
