@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
     description = "Runs capsules (packaged AI agents) under the Capsule Runtime for Pekko.",
     subcommands = {
       RunCommand.class,
+      DoctorCommand.class,
       DriverCommand.class,
       HubCommand.class,
     },

@@ -1,0 +1,161 @@
+package io.capsule.cli;
+
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.config.manifest.Manifest;
+import io.capsule.config.manifest.ManifestLoader;
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.driver.api.Description;
+import io.capsule.driver.api.LoginState;
+import io.capsule.driver.api.ProcessDriver;
+import io.capsule.driver.load.DriverGrant;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.driver.load.LoadedDriver;
+import io.capsule.runtime.harness.HelperCommands;
+import io.capsule.runtime.harness.VersionProbe;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code capsule doctor}: everything a run checks before it spawns the harness, in the same order,
+ * plus the login check, with the effective grants. Exit 0 only when a run could start.
+ */
+@Command(
+    name = "doctor",
+    mixinStandardHelpOptions = true,
+    description =
+        "Check a capsule: manifest, driver, grants, harness binary, version and login; print the"
+            + " effective grants. Exit 0 only when a run could start.")
+final class DoctorCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "CAPSULE_DIR")
+  Path capsuleDir;
+
+  private PrintWriter out;
+
+  @Override
+  public Integer call() throws Exception {
+    out = spec.commandLine().getOut();
+    Manifest manifest;
+    try {
+      manifest = ManifestLoader.load(capsuleDir);
+    } catch (DiagnosticException e) {
+      row("manifest", "refused");
+      e.diagnostics().forEach(this::refusal);
+      return done(ExitCodes.USAGE);
+    }
+    row("manifest", "ok: " + manifest.name() + " " + manifest.version());
+    manifest.warnings().forEach(this::refusal);
+
+    CapsuleSettings settings = CapsuleSettings.load();
+    try (DriverLoader loader = RuntimeWiring.driverLoader(settings)) {
+      LoadedDriver driver;
+      try {
+        driver = loader.load(manifest);
+      } catch (DiagnosticException e) {
+        row("driver", "refused");
+        e.diagnostics().forEach(this::refusal);
+        return done(CapsuleMain.exitCodeFor(e.code()));
+      }
+      Description d = driver.description();
+      row(
+          "driver",
+          "ok: " + driver.origin() + " for " + d.harness() + " (" + driver.engineName() + ")");
+      row("env", String.join(", ", manifest.capabilities().env().granted()));
+
+      DriverGrant grant;
+      try {
+        grant = DriverLoader.checkAgainst(driver, manifest, System.getenv(), false);
+      } catch (DiagnosticException e) {
+        row("grants", "refused");
+        e.diagnostics().forEach(this::refusal);
+        return done(CapsuleMain.exitCodeFor(e.code()));
+      }
+      grant.paths().forEach(p -> row("path", p.path() + " (" + p.access().witName() + ")"));
+      grant.hosts().forEach(h -> row("host", h.toString()));
+      row("binary", grant.harnessBinary().toString());
+
+      Map<String, String> env = grantedEnv(manifest);
+      Path workdir = Files.createTempDirectory("capsule-doctor-");
+      ExecutorService pool = Executors.newCachedThreadPool();
+      try {
+        HelperCommands helpers = new HelperCommands(pool, settings.run().versionProbeTimeout());
+        VersionProbe.Result version =
+            helpers
+                .probeVersion(grant.harnessBinary(), d, env, workdir)
+                .toCompletableFuture()
+                .join();
+        row(
+            "version",
+            version.version().orElse("none") + (version.tested() ? " (tested)" : " (untested)"));
+        version.warning().ifPresent(this::refusal);
+
+        HelperCommands.LoginRun login =
+            helpers
+                .checkLogin(grant.harnessBinary(), d.loginCheck(), env, workdir)
+                .toCompletableFuture()
+                .join();
+        if (login instanceof HelperCommands.LoginRun.NotChecked n) {
+          row("login", "not checked: " + n.reason());
+        } else {
+          LoginState state;
+          try (ProcessDriver instance = driver.newInstance()) {
+            state = instance.readLogin(((HelperCommands.LoginRun.Ran) login).output());
+          }
+          if (state instanceof LoginState.LoggedOut o) {
+            row("login", "logged out: " + HelperCommands.shownReason(o.reason()));
+            return done(ExitCodes.HARNESS_UNAVAILABLE);
+          }
+          row(
+              "login",
+              state instanceof LoginState.Unknown u
+                  ? "unknown: " + HelperCommands.shownReason(u.reason())
+                  : "logged in");
+        }
+      } finally {
+        pool.shutdownNow();
+        Files.deleteIfExists(workdir);
+      }
+    }
+    out.println("ready: a run could start");
+    return done(ExitCodes.DONE);
+  }
+
+  /** The host's values of the granted names, nothing else (run-semantics §4). */
+  private static Map<String, String> grantedEnv(Manifest manifest) {
+    Map<String, String> env = new LinkedHashMap<>();
+    for (String name : manifest.capabilities().env().granted()) {
+      String v = System.getenv(name);
+      if (v != null) {
+        env.put(name, v);
+      }
+    }
+    return env;
+  }
+
+  private void row(String what, String value) {
+    out.printf("%-9s %s%n", what, value);
+  }
+
+  private void refusal(Diagnostic d) {
+    out.println("  " + d.render().replace(System.lineSeparator(), System.lineSeparator() + "  "));
+  }
+
+  private int done(int code) {
+    if (code != ExitCodes.DONE) {
+      out.println("not ready: a run would be refused (exit " + code + ")");
+    }
+    out.flush();
+    return code;
+  }
+}
