@@ -56,6 +56,8 @@ final class CapabilitiesValidator {
   private Capabilities.Env env(Section env) {
     List<Section.Element> credentials = envNames(env, "allow_credentials");
     Set<String> declared = new HashSet<>();
+    // Every allow_credentials entry is a credential by the author's own declaration, whatever its
+    // shape, and reaches the harness: each one is a W-SEC-024 so it shows in every run's output.
     for (Section.Element c : credentials) {
       declared.add(c.text());
       problems.atValue(
