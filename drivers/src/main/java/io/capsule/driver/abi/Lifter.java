@@ -32,10 +32,29 @@ final class Lifter {
   private final long memorySize;
   private final CharsetDecoder utf8;
 
+  /**
+   * Bytes of memory the lifted strings and list elements may still cover. A result whose lists and
+   * strings do not overlap covers at most the whole memory; one that covers more reuses the same
+   * bytes many times over (a million list elements pointing at one large string), which would make
+   * the host copy far more than the guest holds. Such a result is refused before it is copied.
+   */
+  private long budget;
+
   Lifter(GuestMemory memory, CharsetDecoder utf8) {
     this.memory = memory;
     this.memorySize = memory.size();
+    this.budget = memorySize;
     this.utf8 = utf8;
+  }
+
+  private void spend(long bytes, String what, long start) {
+    budget -= bytes;
+    if (budget < 0) {
+      throw Violations.of(
+          "%s at %s takes the lifted value past %d bytes, the size of the guest's memory:"
+              + " its strings or lists overlap",
+          what, hex(start), memorySize);
+    }
   }
 
   static CharsetDecoder strictUtf8() {
@@ -254,6 +273,10 @@ final class Lifter {
     if (length > Integer.MAX_VALUE) {
       throw Violations.of("string at %s has byte length %d, over 2^31-1", hex(start), length);
     }
+    if (length == 0) {
+      return "";
+    }
+    spend(length, "string", start);
     byte[] bytes = memory.loadBytes(ptr, byteLength);
     return decode(bytes, start);
   }
@@ -304,6 +327,7 @@ final class Lifter {
           "%s at %s: length %d × element size %d reaches past the end of memory (%d bytes)",
           type.wit(), hex(start), count, element.size(), memorySize);
     }
+    spend(bytes, type.wit(), start);
     if (type.isBytes()) {
       return memory.loadBytes(ptr, length);
     }

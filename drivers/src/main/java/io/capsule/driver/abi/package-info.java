@@ -22,7 +22,10 @@
  *
  * <p>One deliberate deviation from the spec: lifting a {@code bool} accepts only 0 and 1, where
  * CanonicalABI.md reads any nonzero value as {@code true}. A driver that writes anything else has
- * written garbage, and the host says so ({@code E-RUN-034}) instead of guessing.
+ * written garbage, and the host says so ({@code E-RUN-034}) instead of guessing. And one host limit
+ * the spec leaves open: the strings and list elements of one lifted result may together cover no
+ * more bytes than the guest's memory holds, so a result whose entries all point at one large region
+ * (aliasing) cannot make the host copy gigabytes out of a 64 MiB guest.
  *
  * <p>Everything here is a pure core: no threads, no I/O beyond the guest memory it is given, and
  * confined to the thread that owns the instance.

@@ -125,6 +125,13 @@ class CanonicalAbiTrapTableTest {
             "18000000 01000000 20000000 01000000 80",
             BASE,
             "string at 0x20 (1 bytes) is not valid UTF-8"),
+        load(
+            "strings aliasing one region beyond the memory's size",
+            STRINGS,
+            "20000000 03000000 0000 0000 0000 0000"
+                + " 00010000 00600000 00010000 00600000 00010000 00600000",
+            BASE,
+            "string at 0x100 takes the lifted value past 65536 bytes"),
         flat(
             "i64-joined slot with high bits set read as s32",
             WitType.variant("v", payloadCase("a", Primitive.U64), payloadCase("b", Primitive.S32)),
