@@ -22,6 +22,7 @@ DRIVERS=(claude-code codex gemini jsonl)
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 module="$(cd "$here/.." && pwd)"
+root="$(cd "$module/.." && pwd)"
 workspace="$module/rust"
 tools="$module/tools"
 resources="$module/src/main/resources/io/capsule/driver/builtin"
@@ -100,7 +101,7 @@ if $check; then
   for d in "${DRIVERS[@]}"; do
     committed="$resources/$d.wasm"
     if [[ ! -f "$committed" ]] || ! cmp -s "$committed" "$out/$d.wasm"; then
-      stale+=("${committed#"$module/../"}")
+      stale+=("${committed#"$root/"}")
     fi
   done
   if ((${#stale[@]})); then

@@ -267,3 +267,8 @@ fn describe_matches_the_issue() {
     assert_eq!(d.login_check, LoginCheck::Command(vec!["auth".to_owned(), "status".to_owned(), "--json".to_owned()]));
     assert!(d.streams_text && d.reports_usage);
 }
+
+#[test]
+fn damaged_and_truncated_lines_never_panic() {
+    assert_survives_damaged_lines::<ClaudeCodeDriver>("claude-code", &["happy", "mcp", "thinking", "auth401", "rate429", "interrupt", "twoturn"]);
+}

@@ -175,3 +175,8 @@ fn describe_interrupts_with_sigint_and_checks_login_with_login_status() {
     assert_eq!(d.login_check, LoginCheck::Command(vec!["login".to_owned(), "status".to_owned()]));
     assert!(!d.streams_text && d.reports_usage);
 }
+
+#[test]
+fn damaged_and_truncated_lines_never_panic() {
+    assert_survives_damaged_lines::<CodexDriver>("codex", &["happy", "auth401"]);
+}

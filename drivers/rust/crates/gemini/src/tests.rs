@@ -142,3 +142,8 @@ fn describe_has_no_login_command_and_explains_why() {
     assert_eq!(d.interrupt, InterruptMethod::SignalInt);
     assert!(d.tested_versions.contains(&"0.61.0".to_owned()));
 }
+
+#[test]
+fn damaged_and_truncated_lines_never_panic() {
+    assert_survives_damaged_lines::<GeminiDriver>("gemini-cli", &["happy", "auth401"]);
+}

@@ -129,3 +129,8 @@ fn describe_has_no_login_command_and_no_required_env() {
     assert!(d.required_env.is_empty());
     assert_eq!(d.interrupt, InterruptMethod::SignalInt);
 }
+
+#[test]
+fn damaged_and_truncated_lines_never_panic() {
+    assert_survives_damaged_lines::<JsonlDriver>("jsonl", &["happy", "tools", "error"]);
+}

@@ -11,6 +11,8 @@ pub mod util;
 #[cfg(target_arch = "wasm32")]
 pub mod canon;
 
+// Native test support only: it reads files, which a driver never does.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 
 pub use types::*;

@@ -98,6 +98,36 @@ pub fn assert_golden(driver: &str, transcript: &str, events: &[Event]) {
     assert_eq!(actual, expected, "{} differs from the driver's events", path.display());
 }
 
+/// Feeds every transcript of `harness` to one driver cut short at many places, and mangled, and
+/// requires that nothing panics: on wasm a panic is a trap, which fails the whole run.
+pub fn assert_survives_damaged_lines<D: Driver>(harness: &str, names: &[&str]) {
+    let mut driver = D::default();
+    driver.launch(&golden_launch_request()).expect("the golden launch request is accepted");
+    for name in names {
+        for line in read_transcript(harness, name) {
+            let cuts: Vec<usize> = line.char_indices().map(|(i, _)| i).filter(|i| i % 13 == 0).collect();
+            for cut in cuts {
+                driver.parse(&[line[..cut].to_owned()]);
+            }
+            let mangled = [
+                line.replace("\"type\"", "\"kind\""),
+                line.replace(':', ":null,\"x\":"),
+                line.replace("\"", "'"),
+                line.replace("true", "\"true\"").replace("false", "1"),
+                line.replace("[", "{\"a\":[").replace("]", "]}"),
+            ];
+            driver.parse(&mangled);
+        }
+    }
+    driver.classify_exit(&ExitStatus {
+        code: None,
+        signal: None,
+        stderr_tail: "\u{0}\n\u{fffd}".to_owned(),
+        interrupted: false,
+        saw_terminal: true,
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
