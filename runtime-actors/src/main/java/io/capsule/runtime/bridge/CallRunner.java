@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -41,7 +42,7 @@ final class CallRunner {
   private final AtomicBoolean ending = new AtomicBoolean();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong sequence = new AtomicLong();
-  private final Set<ToolProcess> running = ConcurrentHashMap.newKeySet();
+  private final Map<ToolProcess, CompletableFuture<ObjectNode>> running = new ConcurrentHashMap<>();
 
   CallRunner(
       CallGate gate,
@@ -76,10 +77,14 @@ final class CallRunner {
     return inFlight.get();
   }
 
-  /** Kills every running tool's group; their calls finish {@link CallStatus#STOPPED}. */
-  void stopAll() {
+  /**
+   * Refuses new calls and kills every running tool's group; their calls finish {@link
+   * CallStatus#STOPPED}. The stage completes when each of them has reported {@code Finished}.
+   */
+  CompletableFuture<Void> stopAll() {
     ending.set(true);
-    running.forEach(p -> p.kill(ToolProcess.End.STOPPED));
+    running.keySet().forEach(p -> p.kill(ToolProcess.End.STOPPED));
+    return CompletableFuture.allOf(running.values().toArray(CompletableFuture<?>[]::new));
   }
 
   /**
@@ -138,22 +143,32 @@ final class CallRunner {
       finish(call, result, CallStatus.FAILED, Optional.empty(), Optional.of(failed));
       return CompletableFuture.completedFuture(result);
     }
-    running.add(process);
+    CompletableFuture<ObjectNode> done = new CompletableFuture<>();
+    running.put(process, done);
     listener.onCall(new ToolCallEvent.Started(callId, rpcId, tool, inputBytes));
     if (ending.get()) {
       // stop() raced with this call between the gate and registration: it must not outlive it
       process.kill(ToolProcess.End.STOPPED);
     }
     connection.attach(process);
-    return process
+    process
         .outcome()
         .thenApply(
             outcome -> {
-              running.remove(process);
               connection.detach(process);
               inFlight.decrementAndGet();
               return complete(call, outcome);
+            })
+        .whenComplete(
+            (result, failure) -> {
+              running.remove(process);
+              if (failure != null) {
+                done.completeExceptionally(failure);
+              } else {
+                done.complete(result);
+              }
             });
+    return done;
   }
 
   private ObjectNode complete(Call call, ToolProcess.Outcome outcome) {

@@ -13,9 +13,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
@@ -63,6 +66,12 @@ public final class ToolBridge {
 
   /** How long {@link #stop()} lets responses of killed calls reach the harness. */
   private static final Duration TERMINATION_DEADLINE = Duration.ofSeconds(2);
+
+  /**
+   * How long {@link #stop()} waits for killed calls to report {@code Finished}: SIGKILL is
+   * immediate, the rest is a tool's pipe grace (2 s) with room to spare on a loaded machine.
+   */
+  private static final Duration DRAIN_DEADLINE = Duration.ofSeconds(10);
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -113,12 +122,12 @@ public final class ToolBridge {
     Objects.requireNonNull(workspace, "workspace");
     Objects.requireNonNull(listener, "listener");
     List<ShellTool> inventory = List.copyOf(tools);
-    ExecutorService io = Executors.newCachedThreadPool(daemonThreads());
+    ExecutorService pool = Executors.newCachedThreadPool(daemonThreads());
     Listener safe = new SafeListener(listener);
     boolean asRoot = runningAsRoot();
     CompletableFuture<CallGate.ReadOnly> readOnly =
         workspace.readOnly()
-            ? CompletableFuture.supplyAsync(() -> probeReadOnly(workspace, asRoot), io)
+            ? CompletableFuture.supplyAsync(() -> probeReadOnly(workspace, asRoot), pool)
             : CompletableFuture.completedFuture(CallGate.ReadOnly.NOT_REQUIRED);
     String token = newToken();
     return readOnly
@@ -132,7 +141,7 @@ public final class ToolBridge {
                       workspace,
                       rule == CallGate.ReadOnly.ENFORCED,
                       asRoot,
-                      io,
+                      lateTolerant(pool),
                       system.scheduler(),
                       system.executionContext(),
                       safe);
@@ -150,14 +159,14 @@ public final class ToolBridge {
                               inventory.stream().map(ShellTool::name).toList(),
                               binding,
                               runner,
-                              io));
+                              pool));
             })
         .handle(
             (bridge, failure) -> {
               if (failure == null) {
                 return bridge;
               }
-              io.shutdownNow();
+              pool.shutdownNow();
               throw new ToolBridgeException(
                   Diagnostic.of(
                       Code.E_TOOL_009, "the tool bridge could not bind on 127.0.0.1: " + failure),
@@ -205,18 +214,24 @@ public final class ToolBridge {
   /**
    * Refuses new calls, kills every running tool's process group (those calls finish {@code
    * STOPPED}), closes the listening socket and every connection. Completes when the port is
-   * released. Idempotent: later calls return the same stage.
+   * released and every killed call has reported {@code Finished} (each bounded, so it always
+   * completes). Idempotent: later calls return the same stage.
    */
   public CompletionStage<Done> stop() {
     CompletableFuture<Done> fresh = new CompletableFuture<>();
     if (!stopped.compareAndSet(null, fresh)) {
       return stopped.get();
     }
-    calls.stopAll();
-    binding
-        .terminate(TERMINATION_DEADLINE)
+    CompletableFuture<Void> drained =
+        calls.stopAll().completeOnTimeout(null, DRAIN_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+    CompletableFuture<?> unbound =
+        binding
+            .terminate(TERMINATION_DEADLINE)
+            .toCompletableFuture()
+            .handle((terminated, failure) -> Done.getInstance());
+    CompletableFuture.allOf(drained.exceptionally(failure -> null), unbound)
         .whenComplete(
-            (terminated, failure) -> {
+            (ignored, failure) -> {
               io.shutdown();
               fresh.complete(Done.getInstance());
             });
@@ -252,7 +267,7 @@ public final class ToolBridge {
               .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
               .start();
       probe.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-      boolean exited = probe.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+      boolean exited = probe.waitFor(10, TimeUnit.SECONDS);
       if (!exited) {
         probe.destroyForcibly();
         return CallGate.ReadOnly.UNENFORCEABLE;
@@ -279,6 +294,23 @@ public final class ToolBridge {
     byte[] bytes = new byte[32];
     RANDOM.nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);
+  }
+
+  /**
+   * The pool, except that a task arriving after {@link #stop()} shut it down (a kill or a pump of a
+   * tool that died just then) still runs, on a thread of its own: a process's last steps must never
+   * be dropped, or its call would never finish.
+   */
+  private static Executor lateTolerant(ExecutorService pool) {
+    return task -> {
+      try {
+        pool.execute(task);
+      } catch (RejectedExecutionException afterStop) {
+        Thread late = new Thread(task, "capsule-bridge-io-late");
+        late.setDaemon(true);
+        late.start();
+      }
+    };
   }
 
   private static ThreadFactory daemonThreads() {

@@ -226,6 +226,7 @@ class ToolBridgeCallsTest {
     assertEquals(16, client.bridge.callsInFlight());
 
     client.bridge.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertEquals(16, recorder.events.size(), "stop completes after every killed call finished");
     for (int i = 0; i < 16; i++) {
       assertEquals(CallStatus.STOPPED, recorder.nextFinished().status());
     }
