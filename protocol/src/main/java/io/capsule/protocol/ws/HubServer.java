@@ -65,8 +65,9 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  * resume the hub replays its own frames the runner lacks.
  *
  * <p>Threading: every method is thread-safe and returns at once; work happens on an internal actor.
- * {@link #events()} is a single-consumer stream that must be consumed: when its buffer is full the
- * hub stops reading from runners (back-pressure) rather than buffering without bound.
+ * {@link #events()} must be consumed: events wait (bounded) until a consumer attaches, and when the
+ * buffer is full the hub stops reading from runners (back-pressure) rather than buffering without
+ * bound.
  */
 public final class HubServer {
   private static final int EVENT_BUFFER = 1024;
@@ -145,7 +146,10 @@ public final class HubServer {
     return pathPrefix("v1", () -> path("runner", () -> extractRequest(r -> complete(accept(r)))));
   }
 
-  /** The hub's events, in order. One consumer; must be consumed (see class comment). */
+  /**
+   * The hub's events, in order. Meant for one consumer (a second one sees only what happens after
+   * it attaches); must be consumed (see the class comment).
+   */
   public Source<HubEvent, NotUsed> events() {
     return events;
   }

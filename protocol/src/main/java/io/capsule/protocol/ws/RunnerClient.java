@@ -19,7 +19,9 @@ import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.BroadcastHub;
+import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 
@@ -32,7 +34,8 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  * <p>Threading contract (for an actor such as {@code HubLink} wrapping this): every method is
  * thread-safe and returns at once; the work happens on an internal actor. The state listener is
  * called on that actor's thread, one call at a time, and must not block (send yourself a message).
- * {@link #inbound()} is a single-consumer stream; not consuming it back-pressures the socket.
+ * {@link #inbound()} holds frames (back-pressuring the socket) until a consumer attaches; a
+ * consumer that stops pulling back-pressures the socket too, never a growing buffer.
  *
  * <p>Memory is bounded: frames awaiting the hub live in the sequencing replay buffer ({@link
  * ProtocolConfig#replayBufferBound()}); when it is full, {@link #send} fails with {@code E-PRO-006}
@@ -134,8 +137,18 @@ public final class RunnerClient {
   }
 
   /**
+   * The same as {@link #send} as a stream stage: each frame is sent after the previous one was
+   * accepted, so the socket back-pressures the upstream. Completes when the upstream does; fails on
+   * {@code E-PRO-006}.
+   */
+  public Sink<SequencedFrame, CompletionStage<Done>> outbound() {
+    return Flow.<SequencedFrame>create().mapAsync(1, this::send).toMat(Sink.ignore(), Keep.right());
+  }
+
+  /**
    * Frames from the hub ({@code task.assign}, {@code task.cancel}), each exactly once and in seq
-   * order per task, across reconnects. One consumer.
+   * order per task, across reconnects. Meant for one consumer (a second one would see only what
+   * arrives after it attaches).
    */
   public Source<SequencedFrame, NotUsed> inbound() {
     return inbound;

@@ -133,9 +133,11 @@ class RunnerHubExchangeTest {
     assertEquals("Say hello", got.task().goal());
     assertEquals("capsule:hello", got.invocation().backend());
 
-    for (int i = 1; i <= 100; i++) {
-      client.send(note("T-one", i));
-    }
+    org.apache.pekko.stream.javadsl.Source.range(1, 100)
+        .map(i -> (SequencedFrame) note("T-one", i))
+        .runWith(client.outbound(), kit.system())
+        .toCompletableFuture()
+        .get(20, TimeUnit.SECONDS);
     SequencedFrame r = client.send(report("T-one")).toCompletableFuture().get(20, TimeUnit.SECONDS);
     assertEquals(101, r.seq());
 
