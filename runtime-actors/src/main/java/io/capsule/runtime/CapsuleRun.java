@@ -361,6 +361,17 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   private Behavior<Command> onHarness(FromHarness m) {
     HarnessProcess.Event e = m.event();
     if (e instanceof HarnessProcess.Lines lines) {
+      if (classifying || finished || drainElapsed) {
+        // Output after the run stopped waiting for it: not parsed, only noted.
+        trace.write(
+            TraceRecord.of("harness_note")
+                .with("note", "stdout lines after the end ignored")
+                .with("lines", lines.lines().size()));
+        if (harness != null) {
+          harness.tell(new HarnessProcess.BatchHandled());
+        }
+        return this;
+      }
       timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
       parsing = true;
       driverTell(new Driver.Parse(lines.lines(), driverReplies));
@@ -377,7 +388,9 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       timers.cancel(Tick.TERMINAL_GRACE);
       timers.cancel(Tick.INTERRUPT_GRACE);
       if (!stdoutEnded) {
-        timers.startSingleTimer(Tick.DRAIN_BOUND, limits.harness().stderrDrainTimeout());
+        // The leader exited but stdout is still open (a child holds it, or lines are still in
+        // the pipe): give it the terminal grace to end, then kill the group (run-semantics §9).
+        timers.startSingleTimer(Tick.DRAIN_BOUND, limits.terminalGrace());
       }
     } else if (e instanceof HarnessProcess.SpawnFailed sf) {
       harness = null;
@@ -479,6 +492,13 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       case TERMINAL_GRACE -> kill("terminal grace elapsed");
       case INTERRUPT_GRACE -> kill("interrupt grace elapsed");
       case DRAIN_BOUND -> {
+        if (!killSent && harness != null) {
+          killSent = true;
+          harness.tell(new HarnessProcess.Kill("stdout still open after the harness exited"));
+          timers.startSingleTimer(Tick.DRAIN_BOUND, limits.terminalGrace());
+          return this;
+        }
+        // Killed and still no end of stdout: report rather than wait forever.
         drainElapsed = true;
         return finishIfReady();
       }

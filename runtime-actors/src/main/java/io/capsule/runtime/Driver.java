@@ -138,7 +138,8 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
       // The run sends one call at a time; a second one is a bug in the caller, not the driver.
       replyTo.tell(
           new Failed(
-              Diagnostic.of(Code.E_RUN_034, "driver called in " + name + " while busy")
+              Diagnostic.of(
+                      Code.E_RUN_034, "driver called in " + name + " while busy in " + callName)
                   .with("function", name)));
       return this;
     }

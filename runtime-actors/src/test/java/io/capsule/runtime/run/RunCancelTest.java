@@ -156,10 +156,6 @@ class RunCancelTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "under 200 concurrent runs some runs receive a second stdout batch before acknowledging the"
-          + " first (E-RUN-034 'driver called in parse while busy'); being traced with the"
-          + " HarnessProcess owner")
   void twoHundredConcurrentRunsInOneSystemEachReportExactlyOnce() throws Exception {
     CapsuleRef ref = fx.scenario(WORKING, "{\"type\":\"turn-end\",\"value\":\"r\"}");
     TestProbe<RunEvent> probe = kit.createTestProbe();
