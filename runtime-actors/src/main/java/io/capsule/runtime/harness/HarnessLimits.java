@@ -17,7 +17,10 @@ import java.util.Objects;
  * @param probeTimeout bound of the version probe and the login check (spec default 10 s)
  * @param ioDispatcher config path of the dispatcher for blocking process work (pipe reads, stdin
  *     writes, spawns, signals). Each live harness holds two of its threads for its whole life
- *     (stdout and stderr reads), so it must be able to grow with the number of runs.
+ *     (stdout and stderr reads), and its stdin writes queue on the same pool, so the pool must be
+ *     able to grow past twice the number of live harnesses (runtime-actors' {@code
+ *     capsule.harness-io-dispatcher} does, up to 2048 threads made on demand). Pekko's default
+ *     blocking dispatcher ({@link #DEFAULT_IO_DISPATCHER}, 16 threads) only serves a handful.
  */
 public record HarnessLimits(
     int batchMaxLines,

@@ -31,7 +31,7 @@ final class HarnessFixture {
               + " {\n"
               + "  type = Dispatcher\n"
               + "  executor = thread-pool-executor\n"
-              + "  thread-pool-executor { fixed-pool-size = 64 }\n"
+              + "  thread-pool-executor { fixed-pool-size = 512, allow-core-timeout = on }\n"
               + "  throughput = 1\n"
               + "}\n"
               + "pekko.loglevel = INFO\n");
