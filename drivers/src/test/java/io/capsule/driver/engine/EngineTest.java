@@ -184,6 +184,16 @@ class EngineTest {
   }
 
   @Test
+  void chicoryKeepsAnInterruptThatWasNotItsDeadline() {
+    try (WasmInstance i = instance("chicory", "minimal", DEADLINE)) {
+      Thread.currentThread().interrupt(); // e.g. the dispatcher shutting down
+      DriverTrap e = assertThrows(DriverTrap.class, () -> i.call(Fixtures.export("parse"), 0, 0));
+      assertEquals("trap", e.diagnostic().details().get("cause"));
+      assertTrue(Thread.interrupted(), "the foreign interrupt is still pending (and now cleared)");
+    }
+  }
+
+  @Test
   void theCacheCompilesEachArtifactOnce() {
     CompiledModuleCache cache = new CompiledModuleCache(engines.get("chicory"));
     WasmModule first = cache.compile(Fixtures.bytes("minimal"), CAP);
