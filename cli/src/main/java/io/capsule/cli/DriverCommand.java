@@ -140,6 +140,14 @@ final class DriverCommand implements Runnable {
     @Option(names = "--task", defaultValue = "replay", description = "task text given to launch")
     String task;
 
+    @Option(
+        names = "--launch-request",
+        paramLabel = "FILE",
+        description =
+            "the launch request as JSON (WIT field names); a driver may rely in parse on what"
+                + " launch was given, e.g. the bridge's server name")
+    Path launchRequest;
+
     @Override
     public Integer call() throws IOException {
       if (batch < 1) {
@@ -149,7 +157,11 @@ final class DriverCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       try (DriverLoader loader = loader(engine);
           ProcessDriver instance = loader.load(driver).newInstance()) {
-        LaunchResult launched = instance.launch(replayRequest(task));
+        LaunchResult launched =
+            instance.launch(
+                launchRequest == null
+                    ? replayRequest(task)
+                    : LaunchRequestJson.read(launchRequest));
         if (launched instanceof LaunchResult.Refused r) {
           throw new DiagnosticException(
               Diagnostic.of(Code.E_RUN_034, "the driver failed in launch: " + r.message()));
