@@ -1,12 +1,14 @@
 package io.capsule.runtime.bridge;
 
+import io.capsule.config.settings.BridgeSettings;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * The tool bridge's limits and identity. The run maps {@code capsule.bridge.*} settings onto this
- * record (until {@code CapsuleSettings.BridgeSettings} lands, {@link #defaults()} holds the same
- * numbers); an embedding application adds its {@link ToolPolicy}.
+ * record with {@link #from(BridgeSettings)}; {@link #defaults()} holds the same numbers as {@code
+ * reference.conf} for tests and embedders without settings; an embedding application adds its
+ * {@link ToolPolicy}.
  *
  * @param serverName the MCP server name the driver registers the bridge under (also reported as
  *     {@code serverInfo.name})
@@ -52,19 +54,32 @@ public record BridgeConfig(
   }
 
   /**
-   * The defaults: 120 s per call (long enough for a repository-wide search, short enough that a
-   * hung tool does not eat the run's inactivity window), 1 MiB of output, 16 calls in flight, 64
-   * connections, 10 s to read a request, 1 MiB of body, every call allowed by policy.
+   * The defaults of {@code reference.conf}: 60 s per call (a repository-wide search fits, a hung
+   * tool is killed long before the run's inactivity window), 1 MiB of output, 16 calls in flight,
+   * 64 connections, 10 s to read a request, 1 MiB of body, every call allowed by policy.
    */
   public static BridgeConfig defaults() {
     return new BridgeConfig(
         DEFAULT_SERVER_NAME,
-        Duration.ofSeconds(120),
+        Duration.ofSeconds(60),
         1 << 20,
         16,
         64,
         Duration.ofSeconds(10),
         1 << 20,
+        ToolPolicy.ALLOW_ALL);
+  }
+
+  /** The runtime's {@code capsule.bridge.*} settings, default server name, allow-all policy. */
+  public static BridgeConfig from(BridgeSettings settings) {
+    return new BridgeConfig(
+        DEFAULT_SERVER_NAME,
+        settings.callTimeout(),
+        settings.outputCapBytes(),
+        settings.maxInFlight(),
+        settings.maxConnections(),
+        settings.requestReadTimeout(),
+        settings.bodyCapBytes(),
         ToolPolicy.ALLOW_ALL);
   }
 
