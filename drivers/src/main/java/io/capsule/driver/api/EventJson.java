@@ -1,6 +1,9 @@
 package io.capsule.driver.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -34,6 +37,11 @@ public final class EventJson {
   private EventJson() {}
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  static {
+    MAPPER.getFactory().setCharacterEscapes(new RustEscapes());
+  }
+
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final BigInteger U64_LIMIT = BigInteger.ONE.shiftLeft(64);
 
@@ -361,6 +369,36 @@ public final class EventJson {
           throw new IllegalArgumentException(where(type, name) + " is not a field of this event");
         }
       }
+    }
+  }
+
+  /**
+   * Escapes exactly as serde_json does, so a text holding a control character (a terminal's ESC,
+   * say) is written byte for byte as the Rust drivers write it: the short forms for backspace, tab,
+   * newline, form feed and carriage return; every other control character as a unicode escape with
+   * four <b>lowercase</b> hex digits (Jackson's default is uppercase); nothing else escaped.
+   */
+  private static final class RustEscapes extends CharacterEscapes {
+    private static final long serialVersionUID = 1L;
+    private final int[] codes = CharacterEscapes.standardAsciiEscapesForJSON();
+
+    RustEscapes() {
+      for (int c = 0; c < 0x20; c++) {
+        if (codes[c] == CharacterEscapes.ESCAPE_STANDARD) {
+          codes[c] = CharacterEscapes.ESCAPE_CUSTOM;
+        }
+      }
+    }
+
+    @Override
+    public int[] getEscapeCodesForAscii() {
+      return codes;
+    }
+
+    @Override
+    public SerializableString getEscapeSequence(int ch) {
+      // Asked for every non-ASCII character too: those are written as they are.
+      return ch < 0x20 ? new SerializedString(String.format("\\u%04x", ch)) : null;
     }
   }
 }

@@ -69,6 +69,9 @@ class EventJsonTest {
             "{\"type\":\"turn-failed\",\"kind\":\"harness-error\",\"message\":\"x\"}"),
         row(new Event.Note("n"), "{\"type\":\"note\",\"value\":\"n\"}"),
         row(
+            new Event.Note("\u001b[31mred\u001b[0m\t\u0000\u007f\b\f\r"),
+            "{\"type\":\"note\",\"value\":\"\\u001b[31mred\\u001b[0m\\t\\u0000\u007f\\b\\f\\r\"}"),
+        row(
             new Event.ToolCallStarted(new ToolCallStart("c2", "search")),
             "{\"type\":\"tool-call-started\",\"id\":\"c2\",\"name\":\"search\"}"),
         row(
