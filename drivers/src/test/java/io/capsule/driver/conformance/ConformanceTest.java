@@ -68,6 +68,7 @@ class ConformanceTest {
         Arguments.of("parse-trap", "parse", Code.E_RUN_034, "trap"),
         Arguments.of("parse-loop", "parse", Code.E_RUN_034, "trap"),
         Arguments.of("parse-membomb", "parse", Code.E_RUN_034, "trap"),
+        Arguments.of("parse-recursion", "parse", Code.E_RUN_034, "trap"),
         Arguments.of("parse-oob-pointer", "parse", Code.E_RUN_034, "abi"),
         Arguments.of("parse-bad-utf8", "parse", Code.E_RUN_034, "abi"),
         Arguments.of("parse-bad-discriminant", "parse", Code.E_RUN_034, "abi"),
