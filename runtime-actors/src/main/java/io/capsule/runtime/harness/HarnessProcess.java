@@ -4,8 +4,6 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.InterruptMethod;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -153,7 +151,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   /**
    * The harness (the group leader) exited. The JDK reports a death by signal N as 128+N, so a
-   * status of 129..192 is reported as that signal and no code (the shell's convention too).
+   * status of 129..192 is reported as that signal and no code (see {@code ExitCode}).
    *
    * @param killedByRuntime a {@link Kill} (or the actor's stop) arrived while it was running
    */
@@ -179,9 +177,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private UniqueKillSwitch stdoutSwitch;
   private UniqueKillSwitch stderrSwitch;
   private long pgid;
+  private StdinPipe stdin;
   private boolean stdinOpen = true;
   private int stdinWrites;
-  private CompletableFuture<Void> stdinChain = CompletableFuture.completedFuture(null);
   private CompletableFuture<Done> pendingAck;
   private boolean killRequested;
   private boolean killedByRuntime;
@@ -249,23 +247,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   /** Runs on the I/O dispatcher. */
   private static Process start(AppliedLaunch launch) {
-    if (!Files.isExecutable(ProcessGroup.SETSID)) {
-      throw new CompletionException(
-          new IOException("setsid(1) is missing at " + ProcessGroup.SETSID));
-    }
-    java.nio.file.Path binary = launch.workdir().resolve(launch.binary());
-    if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
-      throw new CompletionException(new IOException(binary + " is not an executable file"));
-    }
-    List<String> command = new ArrayList<>(launch.args().size() + 2);
-    command.add(ProcessGroup.SETSID.toString());
-    command.add(binary.toString());
-    command.addAll(launch.args());
-    ProcessBuilder builder = new ProcessBuilder(command).directory(launch.workdir().toFile());
-    builder.environment().clear();
-    builder.environment().putAll(launch.env());
     try {
-      return builder.start();
+      return HarnessSpawn.start(launch.binary(), launch.args(), launch.env(), launch.workdir());
     } catch (IOException e) {
       throw new CompletionException(e);
     }
@@ -290,6 +273,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             pgid,
             launch.args().size(),
             launch.env().keySet());
+    stdin = new StdinPipe(process.getOutputStream(), io);
     listener.tell(new Spawned(process.pid(), pgid));
     Pair<UniqueKillSwitch, CompletionStage<Done>> out =
         HarnessStreams.stdout(process, limits, STDOUT_CHUNK, this::offerBatch).run(materializer);
@@ -395,14 +379,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     }
     exitReported = true;
     timers.cancel(DRAIN_TIMER);
-    int value = exitValue;
-    boolean bySignal = value > 128 && value <= 128 + 64;
-    listener.tell(
-        new Exited(
-            bySignal ? Optional.empty() : Optional.of(value),
-            bySignal ? Optional.of(value - 128) : Optional.empty(),
-            stderrTail.render(),
-            killedByRuntime));
+    ExitCode how = ExitCode.decode(exitValue);
+    listener.tell(new Exited(how.code(), how.signal(), stderrTail.render(), killedByRuntime));
     return maybeStop();
   }
 
@@ -422,28 +400,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private void enqueueStdin(byte[] bytes, boolean close, boolean initial, boolean interrupt) {
-    OutputStream stdin = process.getOutputStream();
     stdinWrites++;
-    stdinChain =
-        stdinChain
-            .handle((v, e) -> (Void) null)
-            .thenRunAsync(
-                () -> {
-                  try {
-                    if (bytes.length > 0) {
-                      stdin.write(bytes);
-                      stdin.flush();
-                    }
-                    if (close) {
-                      stdin.close();
-                    }
-                  } catch (IOException e) {
-                    throw new CompletionException(e);
-                  }
-                },
-                io);
     getContext()
-        .pipeToSelf(stdinChain, (v, failure) -> new StdinWritten(initial, interrupt, failure));
+        .pipeToSelf(
+            stdin.write(bytes, close),
+            (v, failure) -> new StdinWritten(initial, interrupt, failure));
   }
 
   private Behavior<Command> onStdinWritten(StdinWritten written) {
@@ -560,31 +521,16 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     }
     if (process == null) {
       // A spawn still in flight is killed as soon as it completes.
-      spawning.thenAcceptAsync(HarnessProcess::killAndClose, io);
+      spawning.thenAcceptAsync(HarnessSpawn::killAndClose, io);
       return this;
     }
     Process leader = process;
     try {
-      io.execute(() -> killAndClose(leader));
+      io.execute(() -> HarnessSpawn.killAndClose(leader));
     } catch (RejectedExecutionException e) {
-      killAndClose(leader);
+      HarnessSpawn.killAndClose(leader);
     }
     return this;
-  }
-
-  private static void killAndClose(Process leader) {
-    ProcessGroup.killAll(leader.pid(), leader.toHandle());
-    closeQuietly(leader.getOutputStream());
-    closeQuietly(leader.getInputStream());
-    closeQuietly(leader.getErrorStream());
-  }
-
-  private static void closeQuietly(java.io.Closeable closeable) {
-    try {
-      closeable.close();
-    } catch (IOException e) {
-      // The process is gone; nothing is left to flush.
-    }
   }
 
   private static Throwable unwrap(Throwable failure) {

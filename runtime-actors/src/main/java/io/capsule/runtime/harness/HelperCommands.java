@@ -8,14 +8,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -117,20 +114,9 @@ public final class HelperCommands {
 
   private CommandOutcome runBlocking(
       Path binary, List<String> args, Map<String, String> env, Path workdir) {
-    Path resolved = workdir.resolve(binary);
-    if (!Files.isRegularFile(resolved) || !Files.isExecutable(resolved)) {
-      return new CommandOutcome.NotStarted(resolved + " is not an executable file");
-    }
-    List<String> command = new ArrayList<>(args.size() + 2);
-    command.add(ProcessGroup.SETSID.toString());
-    command.add(resolved.toString());
-    command.addAll(args);
-    ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile());
-    builder.environment().clear();
-    builder.environment().putAll(env);
     Process process;
     try {
-      process = builder.start();
+      process = HarnessSpawn.start(binary, args, env, workdir);
       process.getOutputStream().close();
     } catch (IOException e) {
       return new CommandOutcome.NotStarted(String.valueOf(e.getMessage()));
@@ -146,13 +132,8 @@ public final class HelperCommands {
       if (!finished) {
         return new CommandOutcome.TimedOut(bound);
       }
-      int status = process.exitValue();
-      boolean bySignal = status > 128 && status <= 128 + 64;
-      return new CommandOutcome.Finished(
-          bySignal ? Optional.empty() : Optional.of(status),
-          bySignal ? Optional.of(status - 128) : Optional.empty(),
-          out.get(),
-          err.get());
+      ExitCode how = ExitCode.decode(process.exitValue());
+      return new CommandOutcome.Finished(how.code(), how.signal(), out.get(), err.get());
     } catch (InterruptedException e) {
       ProcessGroup.killAll(process.pid(), process.toHandle());
       Thread.currentThread().interrupt();
