@@ -413,6 +413,12 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
     if (delivered) {
       // Absolute: output during the grace does not extend it.
       timers.startSingleTimer(Tick.INTERRUPT_GRACE, limits.interruptGrace());
+      progress(
+          new RunEvent.Note(
+              taskId,
+              "interrupt delivered; the harness has "
+                  + limits.interruptGrace().toMillis()
+                  + " ms to end"));
     } else {
       kill("interrupt not delivered");
     }
