@@ -52,7 +52,7 @@ final class BridgeHttp {
       CallRunner calls,
       BridgeConfig config,
       ToolBridge.Listener listener) {
-    this.bearer = ("Bearer " + token).getBytes(StandardCharsets.US_ASCII);
+    this.bearer = token.getBytes(StandardCharsets.US_ASCII);
     this.mcp = mcp;
     this.calls = calls;
     this.config = config;
@@ -193,10 +193,19 @@ final class BridgeHttp {
     }
   }
 
+  /**
+   * {@code Authorization: Bearer <token>}; the scheme is case-insensitive (RFC 9110), the token is
+   * compared in constant time so its bytes cannot be guessed one by one from response times.
+   */
   private boolean authorised(HttpRequest request) {
-    Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
-    return header.isPresent()
-        && MessageDigest.isEqual(bearer, header.get().trim().getBytes(StandardCharsets.UTF_8));
+    Optional<String> header = request.getHeader("Authorization").map(h -> h.value().trim());
+    if (header.isEmpty() || header.get().length() < 7) {
+      return false;
+    }
+    String value = header.get();
+    return value.regionMatches(true, 0, "Bearer ", 0, 7)
+        && MessageDigest.isEqual(
+            bearer, value.substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
   private static boolean loopbackOrigin(String origin) {

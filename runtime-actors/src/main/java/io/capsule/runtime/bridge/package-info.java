@@ -65,9 +65,11 @@
  * so. The whole process group is killed on timeout ({@code E-TOOL-007}), when the harness hangs up
  * mid-call ({@code E-TOOL-008}, {@code ABANDONED}), on {@code stop()} ({@code E-TOOL-008}, {@code
  * STOPPED}), and also right after the tool exits, so nothing it started in its group outlives the
- * call. Pipe reads and waits run on the bridge's own daemon threads (at most three per call, so at
- * most {@code 3 × maxInFlight}), not on a Pekko dispatcher: a tool blocks for as long as it runs,
- * which would starve a shared blocking pool.
+ * call. A hang-up is seen as the end of the connection's request stream (Pekko HTTP never cancels a
+ * pending response); HTTP/1.1 clients do not half-close and then wait, so that is safe for the
+ * harnesses' MCP clients. Pipe reads and waits run on the bridge's own daemon threads (at most
+ * three per call, so at most {@code 3 × maxInFlight}), not on a Pekko dispatcher: a tool blocks for
+ * as long as it runs, which would starve a shared blocking pool.
  *
  * <h2>Threading</h2>
  *

@@ -234,6 +234,14 @@ class ToolBridgeMcpTest {
             .build();
     assertEquals(401, client.send(prefixOnly).statusCode());
     assertEquals(0, recorder.activity.get());
+
+    HttpRequest lowerCaseScheme =
+        HttpRequest.newBuilder(URI.create(bridge.url()))
+            .header("Authorization", "bearer " + bridge.bearerToken())
+            .POST(HttpRequest.BodyPublishers.ofString(rpc(1, "ping", "{}")))
+            .build();
+    assertEquals(200, client.send(lowerCaseScheme).statusCode(), "the scheme is case-insensitive");
+    assertEquals(1, recorder.activity.get());
   }
 
   @Test
