@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
 final class EpochTicker implements AutoCloseable {
 
   /**
-   * 10 ms: deadlines are 30 s by default and tests use a few hundred ms, so a deadline fires at
-   * most one tick late; a faster tick would cost wake-ups for no one's benefit.
+   * 10 ms: deadlines are 30 s by default and tests use a few hundred ms, so a deadline fires about
+   * one tick late (never early; later when the ticker thread is starved of CPU); a faster tick
+   * would cost wake-ups for no one's benefit.
    */
   static final Duration TICK = Duration.ofMillis(10);
 
@@ -49,7 +50,10 @@ final class EpochTicker implements AutoCloseable {
                 return t;
               });
       long period = TICK.toNanos();
-      timer.scheduleAtFixedRate(engine::incrementEpoch, period, period, TimeUnit.NANOSECONDS);
+      // Fixed delay, not fixed rate: after the ticker thread was starved, a fixed rate would fire
+      // the missed ticks back to back and end deadlines set during the stall early. With a fixed
+      // delay the epoch never runs ahead of the wall clock: a deadline may fire late, never early.
+      timer.scheduleWithFixedDelay(engine::incrementEpoch, period, period, TimeUnit.NANOSECONDS);
     }
   }
 
