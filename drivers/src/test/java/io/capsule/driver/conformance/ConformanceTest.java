@@ -59,6 +59,7 @@ class ConformanceTest {
         Arguments.of("wrong-version.component", "load", Code.E_RUN_029, "refusal"),
         Arguments.of("not-a-driver", "load", Code.E_RUN_029, "refusal"),
         Arguments.of("wasi-import", "load", Code.E_RUN_032, "refusal"),
+        Arguments.of("start-loop", "load", Code.E_RUN_032, "refusal"),
         Arguments.of("describe-trap", "load", Code.E_RUN_032, "refusal"),
         Arguments.of("describe-loop", "load", Code.E_RUN_032, "refusal"),
         Arguments.of("describe-empty-binary", "load", Code.E_RUN_032, "refusal"),
