@@ -179,7 +179,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     } else {
       onFrame(c, (Frame) in.frame(), waits);
     }
-    waits.add(c.opened.out().drained());
+    // Never wait for our own outbound here (the runner may be waiting for us to read before it
+    // reads: a cross-wait through two full TCP buffers). Replies written here (acks, pongs, error
+    // frames) are bounded by what the runner sends, which its replay bound limits.
     CompletableFuture.allOf(
             waits.stream()
                 .map(CompletionStage::toCompletableFuture)
@@ -222,7 +224,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
     s.conn = c;
     s.lastHello = h;
+    publish(key, s); // before the event: whoever sees RunnerUp must find the runner connected
     waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
+    getContext().getLog().info("{}: hello on connection {}", key, c.opened.id());
     if (c.has(Capabilities.ACK)) {
       send(c, new Ack(s.seq.takeAckMap()));
     }
@@ -232,7 +236,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     for (SequencedFrame f : s.seq.replayListFor(h.resume())) {
       send(c, f);
     }
-    publish(key, s);
   }
 
   private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
@@ -252,8 +255,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         if (applied instanceof TaskReport rep) {
           s.openTasks.remove(rep.taskId());
           taskOwner.remove(owned(key.projectId(), rep.taskId()));
-          waits.add(events.offer(new HubEvent.Report(key, rep)));
           publish(key, s);
+          waits.add(events.offer(new HubEvent.Report(key, rep)));
         } else {
           waits.add(events.offer(new HubEvent.Progress(key, (TaskProgress) applied)));
         }
@@ -289,8 +292,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     Session s = sessions.get(c.opened.key());
     if (s != null && s.conn == c) {
       s.conn = null;
-      events.offer(new HubEvent.RunnerDown(c.opened.key(), closed.reason()));
       publish(c.opened.key(), s);
+      events.offer(new HubEvent.RunnerDown(c.opened.key(), closed.reason()));
     }
     return this;
   }

@@ -239,6 +239,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     for (SequencedFrame f : seq.replayListFor(hubHas)) {
       conn.out.offer(Wire.text(f));
     }
+    getContext().getLog().info("connected to the hub; replaying {} frames", seq.buffered());
     setState(ConnectionState.of(ConnectionState.Status.CONNECTED, 0));
   }
 
@@ -268,7 +269,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     } else if (!(f instanceof Pong)) {
       getContext().getLog().warn("unexpected frame from the hub: {}", ((Frame) f).type());
     }
-    waits.add(conn.out.drained());
+    // Never wait for our own outbound here: the hub may be waiting for us to read before it reads
+    // what we write (a cross-wait through two full TCP buffers). Replies written here (pongs) are
+    // bounded by the hub's pings.
     CompletableFuture.allOf(
             waits.stream()
                 .map(CompletionStage::toCompletableFuture)
@@ -278,7 +281,8 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   }
 
   private Behavior<Command> onClosed(Closed c) {
-    if (conn == null || conn.id != c.id()) {
+    if (conn == null || conn.id != c.id() || !conn.upgraded) {
+      // Before the upgrade answered, the upgrade response says more (an HTTP 401, say).
       return this;
     }
     Throwable cause = c.cause();
