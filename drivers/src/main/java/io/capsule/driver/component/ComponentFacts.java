@@ -4,6 +4,7 @@ import io.capsule.driver.engine.ByteReader;
 import io.capsule.driver.engine.ByteReader.Malformed;
 import io.capsule.driver.engine.CoreModule;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -79,7 +80,7 @@ final class ComponentFacts {
   }
 
   private void module(byte[] bytes, int from, int to) throws Malformed {
-    byte[] module = java.util.Arrays.copyOfRange(bytes, from, to);
+    byte[] module = Arrays.copyOfRange(bytes, from, to);
     modules.add(new Module(modules.size(), module, CoreModule.parse(module)));
   }
 

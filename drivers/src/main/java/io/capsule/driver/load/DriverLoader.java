@@ -14,6 +14,7 @@ import io.capsule.driver.engine.Sha256;
 import io.capsule.driver.wasm.DriverException;
 import io.capsule.driver.wasm.WasmEngine;
 import io.capsule.driver.wasm.WasmModule;
+import io.capsule.driver.wasm.WasmProcessDriver;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -201,8 +202,7 @@ public final class DriverLoader implements AutoCloseable {
   }
 
   private ProcessDriver newDriver(WasmModule module) {
-    return new io.capsule.driver.wasm.WasmProcessDriver(
-        module.instantiate(settings.callDeadline()));
+    return new WasmProcessDriver(module.instantiate(settings.callDeadline()));
   }
 
   /**
