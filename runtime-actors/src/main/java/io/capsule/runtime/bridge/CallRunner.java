@@ -7,6 +7,7 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.runtime.bridge.ToolCallEvent.CallStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -125,6 +126,10 @@ final class CallRunner {
             asRoot);
     ToolProcess process;
     try {
+      if (!Files.isExecutable(admitted.tool().binary())) {
+        // setsid would start and then fail to exec it (exit 127): say what really happened
+        throw new IOException(admitted.tool().binary() + " is no longer an executable file");
+      }
       process =
           ToolProcess.start(
               argv,

@@ -99,6 +99,20 @@ class ToolBridgeCallsTest {
   }
 
   @Test
+  void reportsAToolThatCannotBeStartedAsAFailedCall() throws Exception {
+    BridgeTestSupport.Client client = start();
+    // the inventory was fixed at start; the binary disappearing later is a start failure
+    Files.delete(tmp.resolve("bin").resolve("probe"));
+    JsonNode result = client.call("probe", "{\"args\":[]}");
+    assertTrue(result.get("isError").asBoolean());
+    assertTrue(text(result).startsWith("E-TOOL-009 "), text(result));
+    ToolCallEvent.Finished failed = recorder.nextFinished();
+    assertEquals(CallStatus.FAILED, failed.status());
+    assertEquals("E-TOOL-009", failed.diagnostic().orElseThrow().code().id());
+    assertEquals(0, client.bridge.callsInFlight());
+  }
+
+  @Test
   void refusesEveryCallTheGateRejects() throws Exception {
     BridgeTestSupport.Client client =
         start(
