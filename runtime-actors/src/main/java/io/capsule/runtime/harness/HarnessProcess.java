@@ -146,7 +146,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   /** stdout reached EOF (or failed to read, which is logged); no more {@link Lines} follow. */
   public record StdoutEnded() implements Event {}
 
-  /** Whether the last {@link Interrupt} reached the harness. */
+  /** Whether the last {@link Interrupt} reached the harness; sent before {@link Exited}. */
   public record InterruptResult(boolean delivered) implements Event {}
 
   /**
@@ -180,6 +180,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private StdinPipe stdin;
   private boolean stdinOpen = true;
   private int stdinWrites;
+  private int signalsInFlight;
   private CompletableFuture<Done> pendingAck;
   private boolean killRequested;
   private boolean killedByRuntime;
@@ -232,7 +233,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         .onMessage(StderrDone.class, m -> onStderrDone())
         .onMessage(ProcessExited.class, this::onProcessExited)
         .onMessage(Interrupt.class, this::onInterrupt)
-        .onMessage(SignalSent.class, m -> reply(m.delivered()))
+        .onMessage(SignalSent.class, this::onSignalSent)
         .onMessage(StdinWritten.class, this::onStdinWritten)
         .onMessage(CloseStdin.class, m -> onCloseStdin())
         .onMessage(Kill.class, this::onKill)
@@ -360,7 +361,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private Behavior<Command> onProcessExited(ProcessExited exited) {
     exitValue = exited.exitValue();
-    if (!stderrDone || stdinWrites > 0) {
+    if (!stderrDone || stdinWrites > 0 || signalsInFlight > 0) {
       Duration bound = limits.stderrDrainTimeout();
       timers.startSingleTimer(DRAIN_TIMER, StderrDrainElapsed.INSTANCE, bound);
     }
@@ -373,7 +374,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> maybeReportExit() {
-    boolean drained = stderrDone && stdinWrites == 0;
+    // Interrupt answers come before the exit, so the listener never waits for one after it.
+    boolean drained = stderrDone && stdinWrites == 0 && signalsInFlight == 0;
     if (exitReported || exitValue == null || killInFlight || !(drained || drainElapsed)) {
       return this;
     }
@@ -456,6 +458,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       }
       case SIGNAL_INT -> {
         long group = pgid;
+        signalsInFlight++;
         getContext()
             .pipeToSelf(
                 CompletableFuture.supplyAsync(() -> ProcessGroup.signal(group, "INT"), io),
@@ -466,6 +469,12 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         return reply(false);
       }
     }
+  }
+
+  private Behavior<Command> onSignalSent(SignalSent sent) {
+    signalsInFlight--;
+    reply(sent.delivered());
+    return maybeReportExit();
   }
 
   private Behavior<Command> reply(boolean delivered) {

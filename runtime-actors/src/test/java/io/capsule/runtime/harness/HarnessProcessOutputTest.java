@@ -148,7 +148,8 @@ class HarnessProcessOutputTest {
     ActorRef<HarnessProcess.Command> harness = start(launch, probe);
     long pgid = probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT).pgid();
     assertEquals(
-        List.of("before-close"), probe.expectMessageClass(HarnessProcess.Lines.class).lines());
+        List.of("before-close"),
+        probe.expectMessageClass(HarnessProcess.Lines.class, WAIT).lines());
     harness.tell(new HarnessProcess.BatchHandled());
     probe.expectMessageClass(HarnessProcess.StdoutEnded.class, WAIT);
     probe.expectNoMessage(Duration.ofMillis(300));
