@@ -68,11 +68,12 @@ final class BridgeHttp {
     return Flow.fromMaterializer(
         (mat, attributes) -> {
           CallRunner.Connection connection = new CallRunner.Connection();
-          // Pekko HTTP keeps a pending response alive when the client hangs up (it would still
-          // send it to a half-closed HTTP/1.0 client), so the handler is never cancelled. What
-          // it does do is complete the request stream: watched before mapAsync, that completion
-          // while a call runs means the harness is gone. HTTP/1.1 clients (the harnesses'
-          // MCP clients) never half-close a connection and then wait for a response.
+          // Pekko HTTP does not cancel the handler's pending response when the client hangs up
+          // (a watcher after mapAsync never fires; ToolBridgeAbandonTest pins this down). It
+          // does complete the request stream: watched before mapAsync, that completion while a
+          // call runs means the harness is gone. HTTP/1.1 clients (the harnesses' MCP clients)
+          // never half-close a connection and then wait for a response, and a request with
+          // "Connection: close" does not end the stream early (tested too).
           Flow<HttpRequest, HttpResponse, NotUsed> perConnection =
               Flow.of(HttpRequest.class)
                   .watchTermination(
