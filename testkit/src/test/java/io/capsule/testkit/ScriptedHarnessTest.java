@@ -80,4 +80,22 @@ class ScriptedHarnessTest {
     // The JVM exits 130 on SIGINT, which the runtime reports as signal 2.
     assertEquals(Optional.of(2), exit.signal());
   }
+
+  @Test
+  void canIgnoreSigintOnThisJdkUntilKilled() throws IOException {
+    HarnessScript script =
+        HarnessScript.builder()
+            .onSigint(HarnessScript.Sigint.ignore())
+            .out("ready")
+            .linger(Duration.ofSeconds(60))
+            .build();
+    HarnessRunner run = start(script, new byte[0]);
+    run.readUntil("ready");
+    run.harness.tell(new HarnessProcess.Interrupt(InterruptMethod.SIGNAL_INT, Optional.empty()));
+    run.probe.expectMessageClass(HarnessProcess.InterruptResult.class, HarnessRunner.WAIT);
+    run.probe.expectNoMessage(Duration.ofMillis(500));
+    run.harness.tell(new HarnessProcess.Kill("interrupt grace over"));
+    HarnessProcess.Exited exit = run.finish();
+    assertEquals(Optional.of(9), exit.signal());
+  }
 }
