@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       DoctorCommand.class,
       DriverCommand.class,
       HubCommand.class,
+      RunnerCommand.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

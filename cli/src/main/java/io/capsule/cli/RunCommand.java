@@ -10,6 +10,7 @@ import io.capsule.driver.load.DriverLoader;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import io.capsule.runtime.javadsl.RunEventJson;
 import io.capsule.runtime.javadsl.RunHandle;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;

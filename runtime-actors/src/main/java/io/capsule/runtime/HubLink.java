@@ -1,67 +1,50 @@
 package io.capsule.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.capsule.protocol.frame.Ack;
-import io.capsule.protocol.frame.Frame;
-import io.capsule.protocol.frame.Hello;
-import io.capsule.protocol.frame.Ping;
-import io.capsule.protocol.frame.Pong;
+import io.capsule.config.diag.Code;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
-import io.capsule.protocol.seq.Receipt;
-import io.capsule.protocol.seq.SeqState;
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.protocol.ws.RunnerClient;
 import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunEventJson;
 import io.capsule.runtime.javadsl.RunOutcome;
+import java.util.ArrayDeque;
 import java.util.HashMap;
-import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.stream.javadsl.Sink;
 
 /**
- * One hub connection seen from the runtime (runner-protocol.md): it owns the connection's {@link
- * SeqState} (per-task seq numbers and the replay buffer, so nothing is lost when a {@link
- * ProtocolSession} restarts or the socket drops), starts a run for each applied {@code
- * task.assign}, routes {@code task.cancel} to the task's session, answers {@code ping}, and applies
- * {@code ack}s. Reconnecting is normal life: while disconnected, frames are numbered and buffered;
- * on {@link Connected} it says {@code hello} with its resume map, and re-sends what the hub lacks
- * once the hub's {@code ack} arrives (or its whole buffer when the hub does not ack).
+ * One hub connection seen from the runtime (runner-protocol.md). The protocol module's {@link
+ * RunnerClient} owns the socket and everything about it: hello with the resume map, heartbeats,
+ * reconnecting with back-off, per-task seq numbers, the replay buffer and acks, and delivering the
+ * hub's frames once each and in order. This actor does the runtime's part: it starts a run for each
+ * {@code task.assign} (at most {@code maxRuns} at once; later ones wait in arrival order), reports
+ * an assignment naming no capsule of this runner at once as {@code blocked} with {@code E-RUN-006},
+ * routes {@code task.cancel} to the task's session, and sends each run's progress and its one
+ * report through the client.
  *
- * <p>The socket is behind {@link HubTransport}; the protocol client's callbacks only send {@link
- * Connected}, {@link Disconnected} and {@link Inbound} here.
+ * <p>Reconnecting is normal life: nothing here notices it; the client numbers and buffers frames
+ * while disconnected and replays them after the hub's resume.
  */
 public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
-  /** Sends frames on the current connection. Called on the actor thread; must not block. */
-  @FunctionalInterface
-  public interface HubTransport {
-    void send(Frame frame);
-  }
-
   public sealed interface Command {}
 
-  /** The connection is up: say hello. */
-  public record Connected(HubTransport transport) implements Command {}
-
-  /** The connection dropped; frames are buffered until the next {@link Connected}. */
-  public record Disconnected() implements Command {}
-
-  /** A decoded frame from the hub. */
-  public record Inbound(Frame frame) implements Command {}
-
-  /** A task's protocol session attaches to receive its inbound frames. */
+  /** A task's protocol session attaches to receive its inbound frames (cancels). */
   public record Attach(String taskId, ActorRef<ProtocolSession.Command> session)
       implements Command {}
 
@@ -71,101 +54,115 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
   /** Send a task's report (its last frame). */
   public record SendReport(RunOutcome outcome) implements Command {}
 
-  private static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules();
+  /** A frame from the hub, applied by the client (once, in seq order). */
+  private record Inbound(SequencedFrame frame) implements Command {}
 
-  private final SeqState seq;
+  private record SendFailed(String taskId, String kind, Throwable cause) implements Command {}
+
+  private final RunnerClient client;
   private final ActorRef<CapsuleRuntime.Command> runtime;
-  private final Function<TaskAssign, RunRequest> toRequest;
-  private final String projectId;
-  private final String runnerVersion;
+  private final AssignReader reader;
+  private final int maxRuns;
   private final Map<String, ActorRef<ProtocolSession.Command>> sessions = new HashMap<>();
-  private Optional<HubTransport> transport = Optional.empty();
+  private final Set<String> running = new HashSet<>();
+  private final ArrayDeque<RunRequest> waiting = new ArrayDeque<>();
 
   /**
-   * @param seq the connection's sequencing machine (from the protocol settings)
-   * @param runtime where assigned tasks start
-   * @param toRequest reads a {@code task.assign} into a run request (capsule from {@code
-   *     invocation.backend}, task text, budget, session key)
+   * @param maxRuns runs at once (at least 1); assignments beyond wait for a run to end
    */
   public static Behavior<Command> create(
-      SeqState seq,
+      RunnerClient client,
       ActorRef<CapsuleRuntime.Command> runtime,
-      Function<TaskAssign, RunRequest> toRequest,
-      String projectId,
-      String runnerVersion) {
-    return Behaviors.setup(
-        ctx -> new HubLink(ctx, seq, runtime, toRequest, projectId, runnerVersion));
+      AssignReader reader,
+      int maxRuns) {
+    if (maxRuns < 1) {
+      throw new IllegalArgumentException("maxRuns must be at least 1");
+    }
+    return Behaviors.setup(ctx -> new HubLink(ctx, client, runtime, reader, maxRuns));
   }
 
   private HubLink(
       ActorContext<Command> ctx,
-      SeqState seq,
+      RunnerClient client,
       ActorRef<CapsuleRuntime.Command> runtime,
-      Function<TaskAssign, RunRequest> toRequest,
-      String projectId,
-      String runnerVersion) {
+      AssignReader reader,
+      int maxRuns) {
     super(ctx);
-    this.seq = Objects.requireNonNull(seq, "seq");
+    this.client = client;
     this.runtime = runtime;
-    this.toRequest = toRequest;
-    this.projectId = projectId;
-    this.runnerVersion = runnerVersion;
+    this.reader = reader;
+    this.maxRuns = maxRuns;
+    // Hub-to-runner frames are commands (assign, cancel): few, and each is worth its mailbox slot.
+    ActorRef<Command> self = ctx.getSelf();
+    client.inbound().runWith(Sink.foreach(f -> self.tell(new Inbound(f))), ctx.getSystem());
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Connected.class, this::onConnected)
-        .onMessage(Disconnected.class, d -> onDisconnected())
         .onMessage(Inbound.class, this::onInbound)
         .onMessage(Attach.class, this::onAttach)
         .onMessage(SendProgress.class, this::onProgress)
         .onMessage(SendReport.class, this::onReport)
+        .onMessage(SendFailed.class, this::onSendFailed)
         .build();
   }
 
-  private Behavior<Command> onConnected(Connected c) {
-    transport = Optional.of(c.transport());
-    c.transport().send(new Hello(projectId, runnerVersion, List.of("ack"), seq.resumeMap()));
-    return this;
-  }
-
-  private Behavior<Command> onDisconnected() {
-    transport = Optional.empty();
-    return this;
-  }
-
   private Behavior<Command> onInbound(Inbound in) {
-    Frame f = in.frame();
-    if (f instanceof Ping ping) {
-      send(new Pong(ping.nonce()));
-    } else if (f instanceof Ack ack) {
-      // The hub holds these: drop them from the buffer, then re-send what it lacks.
-      seq.ack(ack.acks());
-      seq.replayListFor(ack.acks()).forEach(this::send);
-    } else if (f instanceof SequencedFrame sf) {
-      Receipt r = seq.receive(sf);
-      r.applied().forEach(this::apply);
-    }
-    return this;
-  }
-
-  private void apply(SequencedFrame f) {
-    if (f instanceof TaskAssign assign) {
-      runtime.tell(
-          new CapsuleRuntime.StartRun(
-              toRequest.apply(assign),
-              Optional.empty(),
-              Optional.of(getContext().getSelf()),
-              Optional.empty()));
-    } else if (f instanceof TaskCancel cancel) {
+    if (in.frame() instanceof TaskAssign assign) {
+      Optional<RunRequest> request = reader.read(assign);
+      if (request.isEmpty()) {
+        blocked(assign);
+      } else if (running.size() < maxRuns) {
+        start(request.get());
+      } else {
+        waiting.add(request.get());
+      }
+    } else if (in.frame() instanceof TaskCancel cancel) {
+      boolean queued = waiting.removeIf(r -> r.taskId().equals(cancel.taskId()));
       ActorRef<ProtocolSession.Command> s = sessions.get(cancel.taskId());
-      if (s != null) {
+      if (queued) {
+        canceledBeforeStart(cancel);
+      } else if (s != null) {
         s.tell(new ProtocolSession.HubCancel(cancel.reason()));
       } else {
         runtime.tell(new CapsuleRuntime.CancelRun(cancel.taskId(), cancel.reason()));
       }
     }
+    return this;
+  }
+
+  private void start(RunRequest request) {
+    running.add(request.taskId());
+    runtime.tell(
+        new CapsuleRuntime.StartRun(
+            request, Optional.empty(), Optional.of(getContext().getSelf()), Optional.empty()));
+  }
+
+  /** An assignment this runner cannot run: reported at once, no run (runner-protocol.md). */
+  private void blocked(TaskAssign assign) {
+    String message =
+        "this runner has no capsule for backend '" + assign.invocation().backend() + "'";
+    getContext().getLog().warn("{}: {}", assign.task().id(), message);
+    send(
+        assign.task().id(),
+        "report",
+        new TaskReport(
+            TaskReportBody.builder(assign.task().id(), "blocked", UsageSplit.ZERO)
+                .failureType(Code.E_RUN_006.id())
+                .summaryBusiness(message)
+                .build()));
+  }
+
+  /** A cancel for a task still waiting for a slot: it never starts (run-semantics §4). */
+  private void canceledBeforeStart(TaskCancel cancel) {
+    send(
+        cancel.taskId(),
+        "report",
+        new TaskReport(
+            TaskReportBody.builder(cancel.taskId(), "failed", UsageSplit.ZERO)
+                .failureType("canceled")
+                .build()));
   }
 
   private Behavior<Command> onAttach(Attach a) {
@@ -175,10 +172,13 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   private Behavior<Command> onProgress(SendProgress p) {
     if (p.event() instanceof RunEvent.Finished) {
-      return this;
+      return this; // the report carries it
     }
-    JsonNode payload = JSON.valueToTree(p.event());
-    send(seq.emit(new TaskProgress(p.event().taskId(), p.event().kind(), payload)));
+    JsonNode payload = RunEventJson.toJson(p.event());
+    send(
+        p.event().taskId(),
+        p.event().kind(),
+        new TaskProgress(p.event().taskId(), p.event().kind(), payload));
     return this;
   }
 
@@ -188,12 +188,35 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
         TaskReportBody.builder(o.taskId(), o.status().wire(), o.usage()).iterations(o.turns());
     o.result().ifPresent(b::summaryBusiness);
     o.failureType().ifPresent(b::failureType);
-    send(seq.emit(new TaskReport(b.build())));
+    send(o.taskId(), "report", new TaskReport(b.build()));
     sessions.remove(o.taskId());
+    if (running.remove(o.taskId()) && !waiting.isEmpty()) {
+      start(waiting.poll());
+    }
     return this;
   }
 
-  private void send(Frame f) {
-    transport.ifPresent(t -> t.send(f));
+  private void send(String taskId, String kind, SequencedFrame frame) {
+    ActorRef<Command> self = getContext().getSelf();
+    client
+        .send(frame)
+        .whenComplete(
+            (sent, failure) -> {
+              if (failure != null) {
+                self.tell(new SendFailed(taskId, kind, failure));
+              }
+            });
+  }
+
+  /** The client's replay buffer is full (E-PRO-006): surfaced, never silent. */
+  private Behavior<Command> onSendFailed(SendFailed f) {
+    getContext()
+        .getLog()
+        .error(
+            "task {}: a {} frame could not be sent: {}",
+            f.taskId(),
+            f.kind(),
+            f.cause().toString());
+    return this;
   }
 }

@@ -1,19 +1,18 @@
-package io.capsule.cli;
+package io.capsule.runtime.javadsl;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
-import io.capsule.runtime.javadsl.RunEvent;
-import io.capsule.runtime.javadsl.RunOutcome;
 
 /**
- * {@code capsule run --json}: every run event as one JSON object per line. Each object has {@code
- * "event"} (the record's name in snake case, e.g. {@code text_delta}), {@code "kind"} (the runner
- * protocol's progress kind) and the record's fields in snake case; an absent optional is {@code
- * null}. The last line is always {@code "event":"finished"} with the outcome.
+ * The one JSON form of a run event: {@code capsule run --json} prints it, one object per line, and
+ * the hub link sends it as the {@code task.progress} payload. Each object has {@code "event"} (the
+ * record's name in snake case, e.g. {@code text_delta}), {@code "kind"} (the runner protocol's
+ * progress kind) and the record's fields in snake case; an absent optional is {@code null}. The
+ * last line is always {@code "event":"finished"} with the outcome.
  */
-final class RunEventJson {
+public final class RunEventJson {
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .registerModule(new Jdk8Module())
@@ -22,7 +21,17 @@ final class RunEventJson {
 
   private RunEventJson() {}
 
-  static String line(RunEvent event) {
+  /** The event as one compact JSON line. */
+  public static String line(RunEvent event) {
+    try {
+      return MAPPER.writeValueAsString(toJson(event));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a tree always serializes", e);
+    }
+  }
+
+  /** The event as a JSON object. */
+  public static ObjectNode toJson(RunEvent event) {
     ObjectNode node = MAPPER.createObjectNode();
     node.put("event", snake(event.getClass().getSimpleName()));
     node.put("kind", event.kind());
@@ -34,14 +43,11 @@ final class RunEventJson {
     } else {
       node.setAll((ObjectNode) MAPPER.valueToTree(event));
     }
-    try {
-      return MAPPER.writeValueAsString(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a tree always serializes", e);
-    }
+    return node;
   }
 
-  static ObjectNode outcome(RunOutcome o) {
+  /** The outcome's fields, as the {@code finished} line carries them. */
+  public static ObjectNode outcome(RunOutcome o) {
     ObjectNode n = MAPPER.createObjectNode();
     n.put("task_id", o.taskId());
     n.put("status", o.status().wire());
@@ -56,7 +62,7 @@ final class RunEventJson {
     return n;
   }
 
-  static String snake(String camel) {
+  private static String snake(String camel) {
     return camel.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
   }
 }

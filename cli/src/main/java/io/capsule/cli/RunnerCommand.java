@@ -1,0 +1,143 @@
+package io.capsule.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.RunnerClient;
+import io.capsule.runtime.AssignReader;
+import io.capsule.runtime.HubLink;
+import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code capsule runner}: dials out to a hub, runs the tasks it assigns (bounded), reports their
+ * progress and reports, obeys cancels, and survives hub restarts and network cuts (the protocol
+ * client resumes and replays). Runs until SIGINT/SIGTERM.
+ */
+@Command(
+    name = "runner",
+    mixinStandardHelpOptions = true,
+    description = "Connect to a hub and run the capsule tasks it assigns.")
+final class RunnerCommand implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--hub", required = true, description = "ws://HOST:PORT/v1/runner")
+  String hub;
+
+  @Option(
+      names = "--token-file",
+      required = true,
+      description = "the runner token (re-read on every reconnect, so it can be rotated)")
+  Path tokenFile;
+
+  @Option(
+      names = "--capsules",
+      required = true,
+      description = "the folder whose sub-folders are the capsules (backend capsule:NAME)")
+  Path capsules;
+
+  @Option(
+      names = "--max-runs",
+      defaultValue = "4",
+      description = "runs at once; more assignments wait (default ${DEFAULT-VALUE})")
+  int maxRuns;
+
+  @Option(names = "--project", description = "hello.project_id (default: the token's project)")
+  String project;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (maxRuns < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--max-runs must be at least 1");
+    }
+    if (!Files.isDirectory(capsules)) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CFG_001, "--capsules " + capsules + " is not a directory")
+              .withHint("pass the folder holding one sub-folder per capsule"));
+    }
+    TokenSource tokens = TokenSource.file(tokenFile);
+    String projectId = project != null ? project : projectOf(tokens.token());
+    CapsuleSettings settings = CapsuleSettings.load();
+    PrintWriter out = spec.commandLine().getOut();
+    ActorSystem<Void> system = CliSystem.create("capsule-runner", settings);
+    DriverLoader loader = RuntimeWiring.driverLoader(settings);
+    EmbeddedRuntime runtime =
+        EmbeddedRuntime.create(system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
+    RunnerClient client =
+        RunnerClient.start(
+            system,
+            RunnerClient.Settings.of(
+                    hub, projectId, version(), tokens, RuntimeWiring.protocol(settings))
+                .withOnState(
+                    s -> {
+                      synchronized (out) {
+                        out.println("runner: " + s);
+                        out.flush();
+                      }
+                    }));
+    system.systemActorOf(
+        HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns),
+        "hub-link",
+        Props.empty());
+    synchronized (out) {
+      out.println(
+          "runner for project " + projectId + " → " + hub + " (capsules in " + capsules + ")");
+      out.flush();
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  client.close().toCompletableFuture().join();
+                  system.terminate();
+                  loader.close();
+                  stopped.countDown();
+                },
+                "capsule-runner-stop"));
+    stopped.await();
+    return ExitCodes.DONE;
+  }
+
+  /** The token's {@code project_id} claim, read without verifying (only the hub can). */
+  static String projectOf(String token) {
+    String[] parts = token.split("\\.");
+    try {
+      JsonNode claims =
+          JSON.readTree(
+              new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
+      String p = claims.path("project_id").asText("");
+      if (!p.isEmpty()) {
+        return p;
+      }
+    } catch (Exception e) {
+      // fall through to the refusal below
+    }
+    throw new DiagnosticException(
+        Diagnostic.of(Code.E_PRO_007, "the runner token carries no readable project_id")
+            .withHint("issue a token with `capsule hub token --project P`, or pass --project"));
+  }
+
+  private static String version() {
+    String v = RunnerCommand.class.getPackage().getImplementationVersion();
+    return v == null ? "development" : v;
+  }
+}
