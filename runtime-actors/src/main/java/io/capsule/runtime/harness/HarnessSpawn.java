@@ -14,7 +14,31 @@ import java.util.Map;
  */
 final class HarnessSpawn {
 
+  private static final Path ENV = Path.of("/usr/bin/env");
+
+  /**
+   * Whether this JVM was started with SIGINT ignored (in the background of a shell without job
+   * control, for instance). Ignored signals stay ignored across exec, so every harness would
+   * inherit that and never see an interrupt; then {@code env --default-signal=INT} (coreutils 8.31
+   * or newer) restores the default for the harness.
+   */
+  static final boolean JVM_IGNORES_SIGINT = jvmIgnoresSigint();
+
   private HarnessSpawn() {}
+
+  /** The command line: setsid, (env --default-signal=INT when needed), binary, args. */
+  static List<String> command(Path binary, List<String> args, boolean resetSigint) {
+    List<String> command = new ArrayList<>(args.size() + 4);
+    command.add(ProcessGroup.SETSID.toString());
+    // env would read a binary path with '=' as an assignment; such a harness keeps the JVM's mask.
+    if (resetSigint && Files.isExecutable(ENV) && binary.toString().indexOf('=') < 0) {
+      command.add(ENV.toString());
+      command.add("--default-signal=INT");
+    }
+    command.add(binary.toString());
+    command.addAll(args);
+    return command;
+  }
 
   /**
    * Starts {@code binary args} through {@code setsid(1)}, so it leads a new session and process
@@ -30,11 +54,8 @@ final class HarnessSpawn {
     if (!Files.isRegularFile(resolved) || !Files.isExecutable(resolved)) {
       throw new IOException(resolved + " is not an executable file");
     }
-    List<String> command = new ArrayList<>(args.size() + 2);
-    command.add(ProcessGroup.SETSID.toString());
-    command.add(resolved.toString());
-    command.addAll(args);
-    ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command(resolved, args, JVM_IGNORES_SIGINT)).directory(workdir.toFile());
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder.start();
@@ -46,6 +67,20 @@ final class HarnessSpawn {
     closeQuietly(leader.getOutputStream());
     closeQuietly(leader.getInputStream());
     closeQuietly(leader.getErrorStream());
+  }
+
+  /** Bit 1 (SIGINT) of {@code SigIgn} in {@code /proc/self/status}. */
+  private static boolean jvmIgnoresSigint() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("SigIgn:")) {
+          return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & 0x2L) != 0;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // No /proc: assume the default disposition.
+    }
+    return false;
   }
 
   private static void closeQuietly(Closeable closeable) {
