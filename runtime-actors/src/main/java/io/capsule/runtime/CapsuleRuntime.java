@@ -5,6 +5,7 @@ import io.capsule.config.manifest.Conversation;
 import io.capsule.driver.api.Session;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.core.SessionPlanner;
+import io.capsule.runtime.harness.HelperCommands;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -114,13 +116,14 @@ public final class CapsuleRuntime extends AbstractBehavior<CapsuleRuntime.Comman
     VersionProber p =
         prober.orElseGet(
             () ->
-                new ProcessVersionProber(
-                    ctx.getSystem()
-                        .dispatchers()
-                        .lookup(
-                            org.apache.pekko.actor.typed.DispatcherSelector.fromConfig(
-                                limits.blockingDispatcher())),
-                    limits.versionProbeTimeout()));
+                VersionProber.of(
+                    // A probe holds a thread per stream while it reads: it runs on the growing
+                    // harness I/O dispatcher, never on the bounded blocking one it could starve.
+                    new HelperCommands(
+                        ctx.getSystem()
+                            .dispatchers()
+                            .lookup(DispatcherSelector.fromConfig(limits.harness().ioDispatcher())),
+                        limits.versionProbeTimeout())));
     this.services = new RunServices(registry, limits, p, java.time.Clock.systemUTC(), hostEnv);
   }
 

@@ -7,6 +7,7 @@ import io.capsule.config.manifest.Manifest;
 import io.capsule.config.manifest.ManifestLoader;
 import io.capsule.driver.api.Description;
 import io.capsule.driver.api.ProcessDriver;
+import io.capsule.driver.load.ManifestChecks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -166,7 +167,7 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
         try (ProcessDriver probe = r.drivers().get()) {
           d = probe.describe();
         }
-        Path binary = CapsuleChecks.check(r.manifest(), d, hostEnv);
+        Path binary = ManifestChecks.check(d, r.manifest(), hostEnv, false).harnessBinary();
         return new ResolvedCapsule(r.manifest(), r.name(), d, r.drivers(), binary);
       };
     }
@@ -174,7 +175,7 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
     return () -> {
       Manifest m = ManifestLoader.load(Path.of(folder.path()));
       DriverLoading.Loaded loaded = loading.load(m);
-      Path binary = CapsuleChecks.check(m, loaded.description(), hostEnv);
+      Path binary = ManifestChecks.check(loaded.description(), m, hostEnv, false).harnessBinary();
       return new ResolvedCapsule(
           m, m.inference().driver().artifact(), loaded.description(), loaded.instances(), binary);
     };

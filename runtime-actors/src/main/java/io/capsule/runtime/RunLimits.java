@@ -1,5 +1,6 @@
 package io.capsule.runtime;
 
+import io.capsule.config.settings.RunSettings;
 import io.capsule.runtime.harness.HarnessLimits;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,6 +45,25 @@ public record RunLimits(
     Objects.requireNonNull(workRoot, "workRoot");
     Objects.requireNonNull(blockingDispatcher, "blockingDispatcher");
     Objects.requireNonNull(harness, "harness");
+  }
+
+  /** The {@code capsule.run.*} settings as a run's limits. */
+  public static RunLimits from(RunSettings run) {
+    return new RunLimits(
+        run.versionProbeTimeout(),
+        run.driverCallTimeout(),
+        run.inactivityTimeout(),
+        run.terminalGrace(),
+        run.interruptGrace(),
+        run.workRoot(),
+        BLOCKING_DISPATCHER,
+        new HarnessLimits(
+            run.batchMaxLines(),
+            run.lineCapBytes(),
+            Math.max(1, run.stderrTailBytes()),
+            run.stderrDrainTimeout(),
+            run.versionProbeTimeout(),
+            HARNESS_IO_DISPATCHER));
   }
 
   /** The spec's defaults, with runs under {@code workRoot}. */

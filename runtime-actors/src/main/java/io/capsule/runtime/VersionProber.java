@@ -1,5 +1,8 @@
 package io.capsule.runtime;
 
+import io.capsule.runtime.harness.CommandOutcome;
+import io.capsule.runtime.harness.HelperCommands;
+import io.capsule.runtime.harness.VersionProbe;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -20,17 +23,23 @@ public interface VersionProber {
   CompletionStage<Optional<String>> probe(
       Path binary, List<String> args, Map<String, String> env, Path workdir);
 
-  /**
-   * The tested rule: any whitespace-separated token of the line, with one leading {@code v}
-   * dropped, equals an entry of {@code tested}.
-   */
+  /** The tested rule of run-semantics §3 (the harness side's {@link VersionProbe#isTested}). */
   static boolean tested(String versionLine, List<String> tested) {
-    for (String token : versionLine.trim().split("\\s+")) {
-      String t = token.startsWith("v") ? token.substring(1) : token;
-      if (!t.isEmpty() && tested.contains(t)) {
-        return true;
-      }
-    }
-    return false;
+    return VersionProbe.isTested(versionLine, tested);
+  }
+
+  /**
+   * The default prober: the harness side's bounded helper command, read by {@link
+   * VersionProbe#versionLine} (only a command that finished within the bound is read).
+   */
+  static VersionProber of(HelperCommands helpers) {
+    return (binary, args, env, workdir) ->
+        helpers
+            .run(binary, args, env, workdir)
+            .thenApply(
+                outcome ->
+                    outcome instanceof CommandOutcome.Finished f
+                        ? VersionProbe.versionLine(f.stdout(), f.stderr())
+                        : Optional.empty());
   }
 }
