@@ -86,6 +86,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     final OrderedQueue<Message> out;
     boolean upgraded;
     boolean ready;
+    Closed closedEarly; // the stream ended before the upgrade answer was handled
 
     Conn(long id, OrderedQueue<Message> out) {
       this.id = id;
@@ -226,6 +227,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       return lost(OptionalInt.of(status), why);
     }
     conn.upgraded = true;
+    if (conn.closedEarly != null) {
+      return onClosed(conn.closedEarly);
+    }
     if (!acks) {
       // Without acks the hub cannot say what it holds: re-send the whole buffer; it drops dups.
       becomeReady(Map.of());
@@ -281,8 +285,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   }
 
   private Behavior<Command> onClosed(Closed c) {
-    if (conn == null || conn.id != c.id() || !conn.upgraded) {
-      // Before the upgrade answered, the upgrade response says more (an HTTP 401, say).
+    if (conn == null || conn.id != c.id()) {
+      return this;
+    }
+    if (!conn.upgraded) {
+      // Let the upgrade answer speak first: it says more (an HTTP 401, say).
+      conn.closedEarly = c;
       return this;
     }
     Throwable cause = c.cause();

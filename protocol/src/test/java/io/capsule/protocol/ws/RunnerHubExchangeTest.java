@@ -19,6 +19,8 @@ import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A real runner client and a real hub over 127.0.0.1, exchanging whole tasks. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -253,6 +256,43 @@ class RunnerHubExchangeTest {
     ConnectionState m = await(states2, st -> st.status() == ConnectionState.Status.DISCONNECTED);
     assertEquals(CloseCodes.PROJECT_MISMATCH, m.closeCode().getAsInt());
     mismatched.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aTaskAssignedBeforeTheRunnerConnectsArrivesOnItsFirstConnection() throws Exception {
+    RunnerKey key = new RunnerKey("p-early", "r-1");
+    TaskAssign sent =
+        hub.assign(key, spec("T-early"), "coder", Invocation.builder("capsule:hello").build())
+            .toCompletableFuture()
+            .get(20, TimeUnit.SECONDS);
+    assertEquals(1, sent.seq());
+    assertTrue(hub.runners("p-early").get(0).openTasks().contains("T-early"));
+
+    BlockingQueue<SequencedFrame> inbox = new LinkedBlockingQueue<>();
+    RunnerClient client = runner("p-early", "r-1", inbox);
+    TaskAssign got = assertInstanceOf(TaskAssign.class, inbox.poll(20, TimeUnit.SECONDS));
+    assertEquals("T-early", got.taskId());
+    assertEquals(1, got.seq());
+    client.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void theTokenFileIsReadAgainOnEveryConnectionAttempt(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("hub-token");
+    BlockingQueue<ConnectionState> states = new LinkedBlockingQueue<>();
+    RunnerClient client =
+        RunnerClient.start(
+            kit.system(),
+            RunnerClient.Settings.of(
+                    hub.url(), "p-file", "t", TokenSource.file(file), WsFixture.fast().build())
+                .withOnState(states::add));
+    ConnectionState missing =
+        await(states, st -> st.status() == ConnectionState.Status.DISCONNECTED);
+    assertTrue(missing.reason().orElse("").contains("E-PRO-007"), missing.toString());
+
+    Files.writeString(file, token("p-file", "r"));
+    await(states, st -> st.status() == ConnectionState.Status.CONNECTED);
+    client.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
   }
 
   @Test
