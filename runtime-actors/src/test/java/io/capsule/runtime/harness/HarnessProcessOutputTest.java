@@ -176,4 +176,20 @@ class HarnessProcessOutputTest {
     assertGroupGone(probe, out.pgid());
     assertClosedAndGone(launch);
   }
+
+  @Test
+  void anOrphanHoldingStderrDelaysTheExitReportOnlyUpToTheDrainBound() throws IOException {
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    AppliedLaunch launch = shLaunch(runDir, "orphan-holding-stderr.sh");
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(
+                launch, probe.getRef(), limits().withStderrDrainTimeout(Duration.ofMillis(300))));
+    HarnessFixture.Collected out = collect(probe, harness);
+    assertEquals(Optional.of(4), out.exit().code());
+    assertEquals("last words\n", out.exit().stderrTail());
+    probe.expectTerminated(harness, WAIT);
+    assertGroupGone(probe, out.pgid());
+    assertClosedAndGone(launch);
+  }
 }
