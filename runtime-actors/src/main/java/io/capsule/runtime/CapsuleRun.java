@@ -451,6 +451,9 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
                     .with("function", "classify-exit")));
       }
     } else if (r instanceof Driver.Failed f) {
+      if (parsing) {
+        ackBatch(); // the batch is not parsed, but the harness's output must keep draining
+      }
       parsing = false;
       classifying = false;
       driver = null;
@@ -555,6 +558,9 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       driver = null;
       if (!finished && !classifying && !parsing) {
         return finishIfReady();
+      }
+      if (parsing) {
+        ackBatch();
       }
       parsing = false;
       classifying = false;
@@ -711,8 +717,19 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
     if (driver != null) {
       driver.tell(c);
     } else {
+      // No driver any more (it failed): lines are dropped, and acknowledged so the harness's
+      // output keeps draining to its end.
+      if (c instanceof Driver.Parse) {
+        ackBatch();
+      }
       parsing = false;
       classifying = false;
+    }
+  }
+
+  private void ackBatch() {
+    if (harness != null) {
+      harness.tell(new HarnessProcess.BatchHandled());
     }
   }
 

@@ -68,6 +68,16 @@ final class RunFixture {
       InterruptMethod interrupt,
       boolean keepStdinOpen,
       UnaryOperator<ManifestBuilder> manifest) {
+    return scenario(lines, interrupt, keepStdinOpen, manifest, d -> d);
+  }
+
+  /** As above, with the driver wrapped (e.g. one that blocks in parse). */
+  CapsuleRef scenario(
+      List<String> lines,
+      InterruptMethod interrupt,
+      boolean keepStdinOpen,
+      UnaryOperator<ManifestBuilder> manifest,
+      java.util.function.Function<PlayDriver, io.capsule.driver.api.ProcessDriver> wrap) {
     try {
       Path file = Files.createTempFile(workRoot, "scenario-", ".txt");
       // Every scenario reads its task first, as a real harness does.
@@ -84,7 +94,8 @@ final class RunFixture {
                       .systemPrompt("You are a test."))
               .build();
       return runtime
-          .register(name, m, () -> new PlayDriver(script(), file, interrupt, keepStdinOpen))
+          .register(
+              name, m, () -> wrap.apply(new PlayDriver(script(), file, interrupt, keepStdinOpen)))
           .toCompletableFuture()
           .get(10, TimeUnit.SECONDS);
     } catch (IOException e) {

@@ -150,4 +150,82 @@ class RunTimersTest {
     RunFixture.assertDead(pid);
     probe.expectNoMessage(Duration.ofMillis(100));
   }
+
+  @Test
+  void aDriverCallPastItsDeadlineEndsTheRunWithERun034AndKillsTheHarness() throws Exception {
+    Path pid = Files.createTempFile(root, "pid-", ".txt");
+    java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CapsuleRef ref =
+        fx.scenario(
+            List.of("!pid " + pid, WORKING, "!hang"),
+            InterruptMethod.SIGNAL_INT,
+            false,
+            b -> b,
+            d -> new StuckInParse(d, entered, release));
+    TestProbe<RunEvent> probe = kit.createTestProbe();
+    fx.runtime.start(fx.request(ref, "t"), probe.ref());
+    try {
+      assertTrue(entered.await(30, java.util.concurrent.TimeUnit.SECONDS), "parse was called");
+      List<RunEvent> events = new ArrayList<>(drain(probe));
+      time.timePasses(Duration.ofSeconds(29));
+      events.addAll(drain(probe));
+      assertTrue(events.stream().noneMatch(e -> e instanceof RunEvent.Finished), "not yet");
+      time.timePasses(Duration.ofSeconds(1));
+      events.addAll(RunFixture.events(probe, MAX));
+      RunOutcome o = RunFixture.outcome(events);
+      assertEquals("E-RUN-034", o.code().orElseThrow());
+      assertTrue(o.message().contains("overran"), o.message());
+      RunFixture.assertDead(pid);
+    } finally {
+      release.countDown();
+    }
+  }
+
+  /** A driver whose parse blocks until released (a hung driver call). */
+  private static final class StuckInParse implements io.capsule.driver.api.ProcessDriver {
+    private final PlayDriver inner;
+    private final java.util.concurrent.CountDownLatch entered;
+    private final java.util.concurrent.CountDownLatch release;
+
+    StuckInParse(
+        PlayDriver inner,
+        java.util.concurrent.CountDownLatch entered,
+        java.util.concurrent.CountDownLatch release) {
+      this.inner = inner;
+      this.entered = entered;
+      this.release = release;
+    }
+
+    @Override
+    public io.capsule.driver.api.Description describe() {
+      return inner.describe();
+    }
+
+    @Override
+    public io.capsule.driver.api.LaunchResult launch(io.capsule.driver.api.LaunchRequest r) {
+      return inner.launch(r);
+    }
+
+    @Override
+    public List<io.capsule.driver.api.Event> parse(List<String> lines) {
+      entered.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return List.of();
+    }
+
+    @Override
+    public io.capsule.driver.api.Event classifyExit(io.capsule.driver.api.ExitStatus exit) {
+      return inner.classifyExit(exit);
+    }
+
+    @Override
+    public io.capsule.driver.api.LoginState readLogin(io.capsule.driver.api.LoginOutput output) {
+      return inner.readLogin(output);
+    }
+  }
 }
