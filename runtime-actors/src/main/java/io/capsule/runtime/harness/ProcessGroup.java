@@ -53,14 +53,19 @@ public final class ProcessGroup {
 
   /**
    * Kills the whole group with SIGKILL, and the leader and its descendants through the JDK too: the
-   * group signal misses nothing that stayed in the group (also children whose parent is gone), the
-   * JDK calls cover the moment before {@code setsid} has made the group.
+   * group signal misses nothing that stayed in the group (also children whose parent is gone); the
+   * JDK calls cover the moment before {@code setsid} has made the group. When the group did not
+   * exist yet, it is signalled once more after the leader is dead: anything the leader forked after
+   * its {@code setsid} is in the group by then.
    */
   public static void killAll(long pgid, ProcessHandle leader) {
     List<ProcessHandle> descendants = leader.descendants().toList();
-    signal(pgid, "KILL");
+    boolean groupExisted = signal(pgid, "KILL");
     leader.destroyForcibly();
     descendants.forEach(ProcessHandle::destroyForcibly);
+    if (!groupExisted) {
+      signal(pgid, "KILL");
+    }
   }
 
   /** Pids of the group's live members (zombies are dead and not counted). */

@@ -230,4 +230,18 @@ class HarnessProcessControlTest {
     probe.expectTerminated(harness, WAIT);
     assertClosedAndGone(launch);
   }
+
+  @Test
+  void aKillSentBeforeTheSpawnCompletesKillsTheHarnessAsSoonAsItRuns() throws IOException {
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    AppliedLaunch launch = shLaunch(runDir, "children-running.sh");
+    ActorRef<HarnessProcess.Command> harness = start(launch, probe);
+    harness.tell(new HarnessProcess.Kill("canceled at once"));
+    HarnessFixture.Collected out = collect(probe, harness);
+    assertTrue(out.exit().killedByRuntime());
+    assertEquals(Optional.of(9), out.exit().signal());
+    probe.expectTerminated(harness, WAIT);
+    assertGroupGone(probe, out.pgid());
+    assertClosedAndGone(launch);
+  }
 }
