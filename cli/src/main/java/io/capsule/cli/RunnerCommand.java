@@ -6,12 +6,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
-import io.capsule.driver.load.DriverLoader;
 import io.capsule.protocol.token.TokenSource;
-import io.capsule.protocol.ws.RunnerClient;
-import io.capsule.runtime.AssignReader;
-import io.capsule.runtime.HubLink;
-import io.capsule.runtime.javadsl.EmbeddedRuntime;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +15,6 @@ import java.util.Base64;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -78,25 +72,21 @@ final class RunnerCommand implements Callable<Integer> {
     CapsuleSettings settings = CapsuleSettings.load();
     PrintWriter out = spec.commandLine().getOut();
     ActorSystem<Void> system = CliSystem.create("capsule-runner", settings);
-    DriverLoader loader = RuntimeWiring.driverLoader(settings);
-    EmbeddedRuntime runtime =
-        EmbeddedRuntime.create(system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
-    RunnerClient client =
-        RunnerClient.start(
+    RunnerNode node =
+        RunnerNode.start(
             system,
-            RunnerClient.Settings.of(
-                    hub, projectId, version(), tokens, RuntimeWiring.protocol(settings))
-                .withOnState(
-                    s -> {
-                      synchronized (out) {
-                        out.println("runner: " + s);
-                        out.flush();
-                      }
-                    }));
-    system.systemActorOf(
-        HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns),
-        "hub-link",
-        Props.empty());
+            settings,
+            hub,
+            projectId,
+            tokens,
+            capsules,
+            maxRuns,
+            s -> {
+              synchronized (out) {
+                out.println("runner: " + s);
+                out.flush();
+              }
+            });
     synchronized (out) {
       out.println(
           "runner for project " + projectId + " → " + hub + " (capsules in " + capsules + ")");
@@ -107,9 +97,8 @@ final class RunnerCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  client.close().toCompletableFuture().join();
+                  node.close();
                   system.terminate();
-                  loader.close();
                   stopped.countDown();
                 },
                 "capsule-runner-stop"));
@@ -134,10 +123,5 @@ final class RunnerCommand implements Callable<Integer> {
     throw new DiagnosticException(
         Diagnostic.of(Code.E_PRO_007, "the runner token carries no readable project_id")
             .withHint("issue a token with `capsule hub token --project P`, or pass --project"));
-  }
-
-  private static String version() {
-    String v = RunnerCommand.class.getPackage().getImplementationVersion();
-    return v == null ? "development" : v;
   }
 }

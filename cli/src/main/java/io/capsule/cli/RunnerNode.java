@@ -1,0 +1,77 @@
+package io.capsule.cli;
+
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.ConnectionState;
+import io.capsule.protocol.ws.RunnerClient;
+import io.capsule.runtime.AssignReader;
+import io.capsule.runtime.HubLink;
+import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+
+/**
+ * A runner inside an actor system: the runtime guardian, the protocol client dialling the hub, and
+ * the hub link between them. {@code capsule runner} is one of these in its own JVM; tests run
+ * several beside a hub.
+ */
+final class RunnerNode implements AutoCloseable {
+  private final RunnerClient client;
+  private final DriverLoader loader;
+
+  private RunnerNode(RunnerClient client, DriverLoader loader) {
+    this.client = client;
+    this.loader = loader;
+  }
+
+  static RunnerNode start(
+      ActorSystem<?> system,
+      CapsuleSettings settings,
+      String hubUrl,
+      String projectId,
+      TokenSource tokens,
+      Path capsules,
+      int maxRuns,
+      Consumer<ConnectionState> onState) {
+    DriverLoader loader = RuntimeWiring.driverLoader(settings);
+    EmbeddedRuntime runtime =
+        EmbeddedRuntime.create(system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
+    RunnerClient client =
+        RunnerClient.start(
+            system,
+            RunnerClient.Settings.of(
+                    hubUrl, projectId, version(), tokens, RuntimeWiring.protocol(settings))
+                .withOnState(onState));
+    system.systemActorOf(
+        HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns),
+        "hub-link-" + UUID.randomUUID(),
+        Props.empty());
+    return new RunnerNode(client, loader);
+  }
+
+  RunnerClient client() {
+    return client;
+  }
+
+  /** Closes the connection for good; runs in flight are the actor system's to stop. */
+  CompletionStage<Done> stop() {
+    return client.close();
+  }
+
+  @Override
+  public void close() {
+    stop().toCompletableFuture().join();
+    loader.close();
+  }
+
+  static String version() {
+    String v = RunnerNode.class.getPackage().getImplementationVersion();
+    return v == null ? "development" : v;
+  }
+}
