@@ -84,6 +84,10 @@ public abstract sealed class JsonBody permits TaskSpec, TaskReportBody, Invocati
     return a.equals(b) ? 0 : 1;
   }
 
+  /**
+   * By class only: equality compares numbers by value (int 3 equals long 3), which a node's own
+   * hash does not honour; bodies are compared far more often than hashed.
+   */
   @Override
   public final int hashCode() {
     return getClass().hashCode();
