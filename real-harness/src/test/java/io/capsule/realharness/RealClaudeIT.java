@@ -1,0 +1,280 @@
+package io.capsule.realharness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code capsule run --json} with the built-in claude-code driver against the real {@code claude}
+ * 2.1.328 (pinned in package.json) and {@link FakeAnthropic}. Runs only inside a loopback-only
+ * network namespace ({@code run-suite.sh}): the real CLI must never reach a real network.
+ */
+final class RealClaudeIT {
+  static final Path CLAUDE = Path.of(System.getProperty("realharness.claude", "claude"));
+  private static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
+  static final MessageStream.InputUsage USAGE = new MessageStream.InputUsage(123, 45, 6);
+
+  @TempDir Path tmp;
+  private FakeAnthropic api;
+  private Path home;
+
+  @BeforeAll
+  static void onlyTheRealBinaryInsideALoopbackOnlyNamespace() throws SocketException {
+    assertTrue(
+        Files.isExecutable(CLAUDE),
+        CLAUDE + " is missing: run real-harness/run-suite.sh (it installs the pinned CLI)");
+    List<String> outside =
+        Collections.list(NetworkInterface.getNetworkInterfaces()).stream()
+            .filter(i -> !isLoopback(i))
+            .map(NetworkInterface::getName)
+            .toList();
+    assertTrue(
+        outside.isEmpty(),
+        "the real CLI may only run in a loopback-only network namespace (run-suite.sh); found "
+            + outside);
+  }
+
+  @BeforeEach
+  void fakeApi() throws IOException {
+    api = FakeAnthropic.start();
+    home = Files.createDirectories(tmp.resolve("home"));
+  }
+
+  @AfterEach
+  void stop() {
+    api.close();
+  }
+
+  @Test
+  void aTextAnswerEndsDoneWithTheStreamedTextAndTheServersUsageSplit() throws Exception {
+    api.then(
+        req ->
+            MessageStream.start("msg_text_1", req.path("model").asText(), USAGE)
+                .text("Hello from ", "the fake model.")
+                .end("end_turn", 17));
+    CapsuleRunProcess.Result r = run(capsule(10, List.of()), "Say hello.");
+
+    assertEquals(0, r.exit(), r::toString);
+    JsonNode finished = r.finished();
+    assertEquals("done", finished.path("status").asText(), r::toString);
+    assertEquals("Hello from the fake model.", finished.path("result").asText());
+    JsonNode usage = finished.path("usage");
+    assertEquals(123, usage.path("fresh_input").asInt(), usage::toString);
+    assertEquals(45, usage.path("cache_read").asInt(), usage::toString);
+    assertEquals(6, usage.path("cache_write").asInt(), usage::toString);
+    assertEquals(17, usage.path("output").asInt(), usage::toString);
+    assertEquals(1, finished.path("turns").asInt(), r::toString);
+    assertEquals(
+        "Hello from the fake model.",
+        r.named("text_delta").stream()
+            .map(e -> e.path("delta").asText())
+            .reduce("", String::concat),
+        r::toString);
+    assertEquals("api-key", r.named("session_started").get(0).path("auth").asText(), r::toString);
+    assertTrue(r.nonJsonLines().isEmpty(), r::toString);
+
+    // What the harness sent: our key, the task as the user turn, our system prompt, no tools.
+    assertEquals(1, api.messages().size(), api.allRequests()::toString);
+    FakeAnthropic.Received request = api.messages().get(0);
+    assertEquals(TestCapsule.API_KEY, request.headers().get("x-api-key"));
+    assertTrue(request.body().path("messages").toString().contains("Say hello."));
+    assertTrue(request.body().path("system").toString().contains(TestCapsule.SYSTEM_PROMPT));
+    assertEquals(List.of(), api.unknownRequests());
+  }
+
+  @Test
+  void aThinkingBlockIsStreamedAsThinkingBeforeTheAnswer() throws Exception {
+    api.then(
+        req ->
+            MessageStream.start("msg_think_1", req.path("model").asText(), USAGE)
+                .thinking("c2lnbmF0dXJl", "Let me ", "think.")
+                .text("Thought about it.")
+                .end("end_turn", 30));
+    CapsuleRunProcess.Result r = run(capsule(10, List.of()), "Think, then answer.");
+
+    assertEquals(0, r.exit(), r::toString);
+    assertEquals("Thought about it.", r.finished().path("result").asText(), r::toString);
+    assertEquals(
+        "Let me think.",
+        r.named("thinking_delta").stream()
+            .map(e -> e.path("delta").asText())
+            .reduce("", String::concat),
+        r::toString);
+    assertEquals(30, r.finished().path("usage").path("output").asInt(), r::toString);
+  }
+
+  @Test
+  void a401IsRetriedAsConfiguredThenFailsAsAnAuthFailure() throws Exception {
+    api.otherwise(req -> Reply.unauthorized());
+    CapsuleRunProcess.Result r = run(capsule(1, List.of()), "Say hello.");
+
+    assertEquals(1, r.exit(), r::toString);
+    JsonNode finished = r.finished();
+    assertEquals("failed", finished.path("status").asText(), r::toString);
+    assertEquals("E-RUN-033", finished.path("code").asText(), r::toString);
+    assertEquals("E-RUN-033:auth", finished.path("failure_type").asText(), r::toString);
+    // max_retries 1: the first attempt and one retry, each seen by the API and reported.
+    assertEquals(2, api.messages().size(), api.allRequests()::toString);
+    assertEquals(1, r.named("retry").size(), r::toString);
+  }
+
+  @Test
+  void a429IsRetriedAfterItsRetryAfterAndThenTheRunIsDone() throws Exception {
+    api.then(req -> Reply.rateLimited(1))
+        .then(
+            req ->
+                MessageStream.start("msg_after_429", req.path("model").asText(), USAGE)
+                    .text("Made it.")
+                    .end("end_turn", 3));
+    CapsuleRunProcess.Result r = run(capsule(2, List.of()), "Say hello.");
+
+    assertEquals(0, r.exit(), r::toString);
+    assertEquals("Made it.", r.finished().path("result").asText(), r::toString);
+    assertEquals(2, api.messages().size(), api.allRequests()::toString);
+    assertFalse(r.named("retry").isEmpty(), r::toString);
+  }
+
+  @Test
+  void ctrlCMidStreamCancelsTheRunAndLeavesNoHarnessProcess() throws Exception {
+    api.then(
+        req ->
+            MessageStream.start("msg_stall", req.path("model").asText(), USAGE)
+                .text("Starting a long answer")
+                .stall());
+    CapsuleRunProcess run =
+        CapsuleRunProcess.start(capsule(0, List.of()), home, tmp.resolve("runs"), "Go on.");
+    JsonNode delta =
+        run.awaitEvent(e -> "text_delta".equals(e.path("event").asText()), RUN_TIMEOUT)
+            .orElseThrow(
+                () -> new AssertionError("no text_delta before the stall: " + run.events()));
+    assertEquals("Starting a long answer", delta.path("so_far").asText());
+    List<ProcessHandle> harness = run.process().descendants().filter(p -> isClaude(p)).toList();
+    assertFalse(harness.isEmpty(), "the claude process should be running mid-stream");
+
+    new ProcessBuilder("kill", "-INT", Long.toString(run.process().pid()))
+        .inheritIO()
+        .start()
+        .waitFor();
+    CapsuleRunProcess.Result r = run.finish(RUN_TIMEOUT);
+
+    assertEquals(1, r.exit(), r::toString);
+    JsonNode finished = r.finished();
+    assertEquals("failed", finished.path("status").asText(), r::toString);
+    assertEquals("canceled", finished.path("failure_type").asText(), r::toString);
+    for (ProcessHandle p : harness) {
+      p.onExit().get(10, TimeUnit.SECONDS);
+      assertFalse(p.isAlive(), "claude " + p.pid() + " outlived the canceled run");
+    }
+    assertEquals(List.of(), processesWithHome(home), "processes left with the run's HOME");
+  }
+
+  @Test
+  @Disabled(
+      "the runtime does not start the tool bridge yet: CapsuleRun.launchRequest() passes"
+          + " Optional.empty() as the LaunchRequest's bridge, so capabilities.shell.allow"
+          + " tools never reach the driver (no --mcp-config) and claude lists no mcp__ tools")
+  void aToolCallGoesThroughTheBridgeAndItsResultReachesTheModel() throws Exception {
+    api.then(
+            req -> {
+              String echo = bridgeTool(req, "echo");
+              return MessageStream.start("msg_tool_1", req.path("model").asText(), USAGE)
+                  .toolUse("toolu_fake_1", echo, "{\"args\": [\"hel", "lo-bridge\"]}")
+                  .end("tool_use", 9);
+            })
+        .then(
+            req ->
+                MessageStream.start("msg_tool_2", req.path("model").asText(), USAGE)
+                    .text("The tool said hello-bridge.")
+                    .end("end_turn", 7));
+    CapsuleRunProcess.Result r = run(capsule(0, List.of("echo")), "Use the echo tool.");
+
+    assertEquals(0, r.exit(), r::toString);
+    assertEquals("done", r.finished().path("status").asText(), r::toString);
+    assertEquals(2, api.messages().size(), api.allRequests()::toString);
+    JsonNode second = api.messages().get(1).body();
+    JsonNode toolResult =
+        StreamSupport.stream(second.path("messages").spliterator(), false)
+            .flatMap(m -> StreamSupport.stream(m.path("content").spliterator(), false))
+            .filter(c -> "tool_result".equals(c.path("type").asText()))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no tool_result in " + second));
+    assertEquals("toolu_fake_1", toolResult.path("tool_use_id").asText());
+    assertTrue(
+        toolResult.path("content").toString().contains("hello-bridge"), toolResult::toString);
+    assertFalse(toolResult.path("is_error").asBoolean(false), toolResult::toString);
+    assertEquals(1, r.named("tool_called").size(), r::toString);
+    assertEquals(1, r.named("tool_resulted").size(), r::toString);
+  }
+
+  private Path capsule(int maxRetries, List<String> shellAllow) throws IOException {
+    return TestCapsule.write(tmp.resolve("capsule"), CLAUDE, api.baseUrl(), maxRetries, shellAllow);
+  }
+
+  private CapsuleRunProcess.Result run(Path capsule, String task) throws Exception {
+    return CapsuleRunProcess.start(capsule, home, tmp.resolve("runs"), task).finish(RUN_TIMEOUT);
+  }
+
+  /** The request's tool named {@code mcp__<server>__<bare>}; the server name is the runtime's. */
+  private static String bridgeTool(JsonNode request, String bare) {
+    return StreamSupport.stream(request.path("tools").spliterator(), false)
+        .map(t -> t.path("name").asText())
+        .filter(n -> n.startsWith("mcp__") && n.endsWith("__" + bare))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no mcp__*__" + bare + " tool offered: " + request));
+  }
+
+  static boolean isClaude(ProcessHandle p) {
+    return p.info()
+        .command()
+        .map(c -> c.endsWith("claude") || c.endsWith("claude.exe"))
+        .orElse(false);
+  }
+
+  /** Live processes whose environment holds {@code HOME=<home>} (only this run's ever do). */
+  private static List<Long> processesWithHome(Path home) {
+    byte[] needle = ("HOME=" + home + "\0").getBytes(StandardCharsets.UTF_8);
+    return ProcessHandle.allProcesses()
+        .filter(ProcessHandle::isAlive)
+        .filter(p -> p.pid() != ProcessHandle.current().pid())
+        .filter(p -> environContains(p.pid(), needle))
+        .map(ProcessHandle::pid)
+        .toList();
+  }
+
+  private static boolean environContains(long pid, byte[] needle) {
+    try {
+      byte[] env = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+      String hay = "\0" + new String(env, StandardCharsets.UTF_8);
+      return hay.contains("\0" + new String(needle, StandardCharsets.UTF_8));
+    } catch (IOException | SecurityException gone) {
+      return false;
+    }
+  }
+
+  private static boolean isLoopback(NetworkInterface i) {
+    try {
+      return i.isLoopback() || !i.isUp();
+    } catch (SocketException e) {
+      return false;
+    }
+  }
+}
