@@ -664,7 +664,12 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
     applied = null;
     getContext()
         .pipeToSelf(
-            CompletableFuture.runAsync(() -> closeQuietly(a), blocking),
+            CompletableFuture.runAsync(
+                () -> {
+                  closeQuietly(a);
+                  trace.close(); // complete on disk before anyone reads the report
+                },
+                blocking),
             (v, err) -> new Cleaned(outcome));
     return this;
   }

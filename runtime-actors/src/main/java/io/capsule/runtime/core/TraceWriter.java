@@ -31,7 +31,7 @@ public final class TraceWriter implements AutoCloseable {
 
   private final Writer out;
   private final Clock clock;
-  private boolean broken;
+  private volatile boolean broken;
 
   private TraceWriter(Writer out, Clock clock) {
     this.out = out;

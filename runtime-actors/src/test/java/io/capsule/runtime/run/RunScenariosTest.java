@@ -76,6 +76,52 @@ class RunScenariosTest {
     fx.assertNoFilesDirLeft();
   }
 
+  @Test
+  void theTraceHasOneJsonObjectPerLineWithTheSpecsEventsAndNoArgumentValues() throws Exception {
+    CapsuleRef ref =
+        fx.scenario(
+            "{\"type\":\"session-started\",\"id\":\"h-9\",\"auth\":\"subscription\","
+                + "\"model\":null}",
+            call("c1", "ls"),
+            result("c1"),
+            text("done"),
+            end("r"));
+    TestProbe<RunEvent> probe = kit.createTestProbe();
+    io.capsule.runtime.RunRequest req = fx.request(ref, "trace me");
+    fx.runtime.start(req, probe.ref());
+    RunFixture.outcome(RunFixture.events(probe, MAX));
+    Path dir;
+    try (var dirs = Files.list(root)) {
+      dir =
+          dirs.filter(p -> p.getFileName().toString().startsWith(req.taskId() + "-"))
+              .findFirst()
+              .orElseThrow();
+    }
+    List<String> lines = Files.readAllLines(dir.resolve("trace.jsonl"));
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    List<String> types = new java.util.ArrayList<>();
+    for (String line : lines) {
+      var node = json.readTree(line);
+      assertTrue(node.has("timestamp"), line);
+      types.add(node.get("event_type").asText());
+      assertTrue(!line.contains("scenario-"), "argument values are never written: " + line);
+    }
+    for (String expected :
+        List.of(
+            "run_start",
+            "harness_start",
+            "harness_session",
+            "tool_call",
+            "inference",
+            "harness_exit",
+            "run_end")) {
+      assertTrue(types.contains(expected), expected + " in " + types);
+    }
+    assertEquals("run_start", types.get(0));
+    assertEquals("run_end", types.get(types.size() - 1));
+  }
+
   private static String text(String t) {
     return "{\"type\":\"text\",\"value\":\"" + t + "\"}";
   }
