@@ -1,0 +1,160 @@
+package io.capsule.bench.runtime;
+
+import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunHandle;
+import io.capsule.runtime.javadsl.RunOutcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Heap per idle parked run: {@code runs} runs in one ActorSystem, each with a live harness that
+ * printed one line and waits ({@link ParkDriver}). The score is the time to park them all (spawn
+ * rate); the figure to read is the {@code heap per parked run} line the teardown prints: used heap
+ * after full GCs with every run parked, minus the same before the first, divided by {@code runs}.
+ * The teardown also prints the JVM's resident-set growth per run (thread stacks and other native
+ * memory the heap figure misses; the harness processes are not in it), then cancels every run and
+ * fails the benchmark unless each run finished exactly once, canceled, and no harness process
+ * remains.
+ *
+ * <p>Each live harness holds two threads of {@code capsule.harness-io-dispatcher} (2,048 in
+ * runtime-actors' reference.conf), so 1,000 parked runs need 2,000 of them.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 0)
+@Measurement(iterations = 1)
+@Fork(1)
+public class ParkedRunsBench {
+
+  /** How long parking, cancelling or reaping may take on a loaded 2-core machine. */
+  private static final long SLOW_SECONDS = 300;
+
+  /** Full collections before reading the heap: later ones free what finalization left. */
+  private static final int GCS = 4;
+
+  @Param({"1000"})
+  public int runs;
+
+  private BenchRuntime rt;
+  private CapsuleRef capsule;
+  private ActorRef<RunEvent> listener;
+  private volatile CountDownLatch parked;
+  private volatile CountDownLatch ended;
+  private final Map<String, Integer> finished = new ConcurrentHashMap<>();
+  private final List<RunHandle> handles = new ArrayList<>();
+  private long heapBefore;
+  private long rssBefore;
+
+  @Setup(Level.Iteration)
+  public void setUp() {
+    rt = BenchRuntime.start("parked");
+    capsule = rt.register("park", ParkDriver::new);
+    parked = new CountDownLatch(1);
+    ended = new CountDownLatch(1);
+    listener = rt.system.systemActorOf(listen(), "bench-listener", Props.empty());
+    // One run parked and cancelled first, so classes, pools and caches are not counted per run.
+    RunHandle first = rt.runtime.start(RunRequest.of("warm", capsule, "park"), listener);
+    await(parked, "the warm-up run to park");
+    first.cancel();
+    await(ended, "the warm-up run to finish");
+    finished.clear();
+    parked = new CountDownLatch(runs);
+    ended = new CountDownLatch(runs);
+    heapBefore = Memory.usedHeapAfterGc(GCS);
+    rssBefore = Memory.residentBytes();
+  }
+
+  @Benchmark
+  public int parkAll() {
+    for (int i = 0; i < runs; i++) {
+      handles.add(rt.runtime.start(RunRequest.of("park-" + i, capsule, "park"), listener));
+    }
+    await(parked, runs + " runs to park");
+    return handles.size();
+  }
+
+  @TearDown(Level.Iteration)
+  public void cancelAndCheck() {
+    long heap = Memory.usedHeapAfterGc(GCS) - heapBefore;
+    long rss = Memory.residentBytes() - rssBefore;
+    long harnesses = ProcessHandle.current().descendants().count();
+    System.out.printf(
+        "%nheap per parked run: %,d B (%,d B over %d runs); JVM RSS per run: %,d B;"
+            + " live child processes: %d%n",
+        heap / runs, heap, runs, rss / runs, harnesses);
+    List<ProcessHandle> children = ProcessHandle.current().descendants().toList();
+    handles.forEach(RunHandle::cancel);
+    Map<String, Integer> failureTypes = new TreeMap<>();
+    for (RunHandle h : handles) {
+      RunOutcome o =
+          h.outcome().toCompletableFuture().orTimeout(SLOW_SECONDS, TimeUnit.SECONDS).join();
+      failureTypes.merge(o.status().wire() + "/" + o.failureType().orElse("-"), 1, Integer::sum);
+    }
+    CompletableFuture.allOf(
+            children.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new))
+        .orTimeout(SLOW_SECONDS, TimeUnit.SECONDS)
+        .join();
+    // Finished reaches the listener through the relay after the outcome: wait for the last one.
+    await(ended, "every run's Finished");
+    long once = finished.values().stream().filter(n -> n == 1).count();
+    long left = ProcessHandle.current().descendants().count();
+    System.out.printf(
+        "outcomes: %s; runs finished exactly once: %d of %d; harness processes left: %d%n",
+        failureTypes, once, runs, left);
+    rt.close();
+    if (once != runs || finished.size() != runs || left != 0) {
+      throw new IllegalStateException("not every parked run ended cleanly (see the line above)");
+    }
+  }
+
+  private Behavior<RunEvent> listen() {
+    return Behaviors.receiveMessage(
+        e -> {
+          if (e instanceof RunEvent.Note n && ParkDriver.PARKED.equals(n.text())) {
+            parked.countDown();
+          } else if (e instanceof RunEvent.Finished) {
+            finished.merge(e.taskId(), 1, Integer::sum);
+            ended.countDown();
+          }
+          return Behaviors.same();
+        });
+  }
+
+  private static void await(CountDownLatch latch, String what) {
+    try {
+      if (!latch.await(SLOW_SECONDS, TimeUnit.SECONDS)) {
+        throw new IllegalStateException(
+            "timed out waiting for " + what + " (" + latch.getCount() + " missing)");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
