@@ -2,37 +2,18 @@ package io.capsule.cli;
 
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.config.settings.ProtocolSettings;
-import io.capsule.config.settings.RunSettings;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.runtime.DriverLoading;
 import io.capsule.runtime.RunLimits;
-import io.capsule.runtime.harness.HarnessLimits;
 
 /** Maps the runtime's settings onto the runtime's parts, the same way for every command. */
 final class RuntimeWiring {
   private RuntimeWiring() {}
 
   static RunLimits limits(CapsuleSettings settings) {
-    RunSettings run = settings.run();
-    HarnessLimits harness =
-        new HarnessLimits(
-            run.batchMaxLines(),
-            run.lineCapBytes(),
-            Math.max(1, run.stderrTailBytes()),
-            run.stderrDrainTimeout(),
-            run.versionProbeTimeout(),
-            RunLimits.HARNESS_IO_DISPATCHER);
-    return new RunLimits(
-        run.versionProbeTimeout(),
-        run.driverCallTimeout(),
-        run.inactivityTimeout(),
-        run.terminalGrace(),
-        run.interruptGrace(),
-        run.workRoot(),
-        RunLimits.BLOCKING_DISPATCHER,
-        harness);
+    return RunLimits.from(settings.run());
   }
 
   /** {@code capsule.protocol.*} onto the protocol module's own settings record. */
