@@ -3,6 +3,7 @@ package io.capsule.runtime;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.driver.api.Bridge;
 import io.capsule.driver.api.Event;
 import io.capsule.driver.api.ExitStatus;
 import io.capsule.driver.api.InterruptMethod;
@@ -11,6 +12,8 @@ import io.capsule.driver.api.LaunchRequest;
 import io.capsule.driver.api.LaunchResult;
 import io.capsule.driver.api.Session;
 import io.capsule.driver.api.SessionMode;
+import io.capsule.runtime.bridge.ToolCallEvent;
+import io.capsule.runtime.bridge.ToolWorkspace;
 import io.capsule.runtime.core.Ending;
 import io.capsule.runtime.core.LedgerStep;
 import io.capsule.runtime.core.TraceRecord;
@@ -82,6 +85,12 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
 
   private record Cleaned(RunOutcome outcome) implements Command {}
 
+  private record FromBridge(ToolBridgeHost.Report report) implements Command {}
+
+  private enum BridgeGone implements Command {
+    INSTANCE
+  }
+
   private enum Tick implements Command {
     PROBE_BOUND,
     INACTIVITY,
@@ -123,6 +132,10 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   private Optional<Diagnostic> stdinFailure = Optional.empty();
   private boolean applying;
   private boolean reported;
+  private ActorRef<ToolBridgeHost.Command> bridgeHost;
+  private Optional<Bridge> bridge = Optional.empty();
+  private boolean bridgeStopping;
+  private int bridgeCallsInFlight;
 
   public static Behavior<Command> create(RunStart start, RunServices services) {
     return Behaviors.setup(
@@ -183,6 +196,8 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         .onMessage(Tick.class, this::onTick)
         .onMessage(Reported.class, r -> onReported())
         .onMessage(Cleaned.class, this::onCleaned)
+        .onMessage(FromBridge.class, this::onBridge)
+        .onMessageEquals(BridgeGone.INSTANCE, this::onBridgeGone)
         .onSignal(PostStop.class, s -> release())
         .build();
   }
@@ -236,7 +251,11 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   }
 
   private Behavior<Command> onProbed(Probed p) {
-    if (capsule == null || driver != null || finished || canceled.isPresent()) {
+    if (capsule == null
+        || driver != null
+        || bridgeHost != null
+        || finished
+        || canceled.isPresent()) {
       return this;
     }
     timers.cancel(Tick.PROBE_BOUND);
@@ -252,6 +271,14 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
               .map(v -> "harness version '" + v + "' is not a tested version")
               .orElse("harness version unreadable"));
     }
+    if (!capsule.manifest().capabilities().shell().allow().isEmpty()) {
+      startBridge(); // launch follows when it is listening
+      return this;
+    }
+    return launchDriver();
+  }
+
+  private Behavior<Command> launchDriver() {
     // The driver: stops on any failure and is watched; never restarted (its instance holds what
     // launch was told, which a fresh instance would not know).
     driver =
@@ -278,7 +305,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         model,
         m.inference().systemPrompt().orElse(""),
         m.inference().driver().configJson(),
-        Optional.empty(),
+        bridge,
         plannedSession,
         harnessVersion,
         start.request().task());
@@ -476,6 +503,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       return this; // a cancel after the outcome is decided changes nothing
     }
     canceled = Optional.of(new Ending.Canceled(c.reason()));
+    bridgeTell(ToolBridgeHost.BeginEnding.INSTANCE);
     if (harness == null) {
       // Before the spawn: spawn nothing; the run ends canceled at once (after an apply in flight).
       return finishIfReady();
@@ -496,6 +524,11 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         return onProbed(new Probed(Optional.empty()));
       }
       case INACTIVITY -> {
+        if (bridgeCallsInFlight > 0) {
+          // The harness is waiting on its own tool call (bounded by the bridge's call timeout).
+          timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+          return this;
+        }
         return decide(new Ending.Inactive(limits.inactivityTimeout().toMillis()));
       }
       case TERMINAL_GRACE -> kill("terminal grace elapsed");
@@ -518,6 +551,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   private Behavior<Command> decide(Ending e) {
     if (ending.isEmpty()) {
       ending = Optional.of(e);
+      bridgeTell(ToolBridgeHost.BeginEnding.INSTANCE);
       if (ledger != null) {
         ledger.stop(e);
       }
@@ -610,6 +644,14 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
       } else {
         return this; // still starting
       }
+    }
+    if (bridgeHost != null) {
+      // The bridge goes first: calls it kills are traced before the run's end (see onBridgeGone).
+      if (!bridgeStopping) {
+        bridgeStopping = true;
+        bridgeHost.tell(ToolBridgeHost.Stop.INSTANCE);
+      }
+      return this;
     }
     return finish(decided.get(), spawned);
   }
@@ -714,6 +756,88 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         },
         blocking);
     return this;
+  }
+
+  // --- the tool bridge (issue 8: started before launch, stopped before the report) -----------
+
+  private void startBridge() {
+    Path wd = workdir();
+    var grantedEnv = RunDirs.grantedEnv(capsule, services.hostEnv());
+    var caps = capsule.manifest().capabilities();
+    bridgeHost =
+        getContext()
+            .spawn(
+                ToolBridgeHost.create(
+                    limits.bridge(),
+                    new ToolWorkspace(
+                        wd.toAbsolutePath(), grantedEnv, caps.filesystem().readOnly()),
+                    caps.shell().allow(),
+                    blocking,
+                    getContext().messageAdapter(ToolBridgeHost.Report.class, FromBridge::new)),
+                "bridge");
+    getContext().watchWith(bridgeHost, BridgeGone.INSTANCE);
+  }
+
+  private Behavior<Command> onBridge(FromBridge m) {
+    ToolBridgeHost.Report r = m.report();
+    if (r instanceof ToolBridgeHost.Ready ready) {
+      if (finished || ending.isPresent() || canceled.isPresent() || driver != null) {
+        return finishIfReady();
+      }
+      bridge = Optional.of(ready.bridge());
+      trace.write(
+          TraceRecord.of("tool_bridge")
+              .with("url", ready.bridge().url())
+              .with("tools", ready.bridge().toolNames()));
+      return launchDriver();
+    } else if (r instanceof ToolBridgeHost.Failed f) {
+      // A tool that does not resolve is the capsule's fault on this node: blocked. A bridge that
+      // cannot bind on loopback is this node's trouble: failed.
+      return decide(
+          f.diagnostic().code() == Code.E_TOOL_001
+              ? new Ending.Blocked(f.diagnostic())
+              : new Ending.HarnessFailed(f.diagnostic()));
+    } else if (r == ToolBridgeHost.Activity.INSTANCE) {
+      if (harness != null && exited == null && !finished && !classifying && !drainElapsed) {
+        timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+      }
+    } else if (r instanceof ToolBridgeHost.Call c && !finished) {
+      onBridgeCall(c.event());
+    }
+    return this;
+  }
+
+  private void onBridgeCall(ToolCallEvent e) {
+    if (e instanceof ToolCallEvent.Started) {
+      bridgeCallsInFlight++;
+    } else if (e instanceof ToolCallEvent.Finished f
+        && f.status() != ToolCallEvent.CallStatus.REFUSED) {
+      bridgeCallsInFlight = Math.max(0, bridgeCallsInFlight - 1);
+    }
+    int turn = ledger == null ? 0 : ledger.turns();
+    trace.writeAll(BridgeAccounting.trace(e, turn));
+    progress(BridgeAccounting.progress(taskId, e, turn));
+  }
+
+  private Behavior<Command> onBridgeGone() {
+    boolean expected = bridgeStopping;
+    bridgeHost = null;
+    bridgeStopping = false;
+    bridgeCallsInFlight = 0;
+    if (!expected && !finished && ending.isEmpty() && canceled.isEmpty() && bridge.isPresent()) {
+      // The host stopped on its own while the harness may still call it: the run cannot keep its
+      // contract with the harness.
+      return decide(
+          new Ending.HarnessFailed(
+              Diagnostic.of(Code.E_TOOL_009, "the tool bridge stopped unexpectedly")));
+    }
+    return finishIfReady();
+  }
+
+  private void bridgeTell(ToolBridgeHost.Command c) {
+    if (bridgeHost != null) {
+      bridgeHost.tell(c);
+    }
   }
 
   // --- helpers --------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package io.capsule.runtime;
 
 import io.capsule.config.settings.RunSettings;
+import io.capsule.runtime.bridge.BridgeConfig;
 import io.capsule.runtime.harness.HarnessLimits;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,9 @@ import java.util.Objects;
  * @param workRoot where each run gets its directory (trace, files directory)
  * @param blockingDispatcher config path of the dispatcher for driver calls and file work
  * @param harness the harness side's limits
+ * @param bridge the tool bridge's limits and policy, for runs of capsules with tools ({@code
+ *     capsule.bridge.*}, see {@link BridgeConfig#from}; an embedder adds its {@code ToolPolicy}
+ *     with {@link #withBridge})
  */
 public record RunLimits(
     Duration versionProbeTimeout,
@@ -28,7 +32,8 @@ public record RunLimits(
     Duration interruptGrace,
     Path workRoot,
     String blockingDispatcher,
-    HarnessLimits harness) {
+    HarnessLimits harness,
+    BridgeConfig bridge) {
 
   /** The dispatcher runtime-actors' {@code reference.conf} defines for blocking work. */
   public static final String BLOCKING_DISPATCHER = "capsule.blocking-dispatcher";
@@ -45,6 +50,42 @@ public record RunLimits(
     Objects.requireNonNull(workRoot, "workRoot");
     Objects.requireNonNull(blockingDispatcher, "blockingDispatcher");
     Objects.requireNonNull(harness, "harness");
+    Objects.requireNonNull(bridge, "bridge");
+  }
+
+  /** The limits with the bridge's defaults ({@link BridgeConfig#defaults()}). */
+  public RunLimits(
+      Duration versionProbeTimeout,
+      Duration driverCallTimeout,
+      Duration inactivityTimeout,
+      Duration terminalGrace,
+      Duration interruptGrace,
+      Path workRoot,
+      String blockingDispatcher,
+      HarnessLimits harness) {
+    this(
+        versionProbeTimeout,
+        driverCallTimeout,
+        inactivityTimeout,
+        terminalGrace,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        harness,
+        BridgeConfig.defaults());
+  }
+
+  public RunLimits withBridge(BridgeConfig b) {
+    return new RunLimits(
+        versionProbeTimeout,
+        driverCallTimeout,
+        inactivityTimeout,
+        terminalGrace,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        harness,
+        b);
   }
 
   /** The {@code capsule.run.*} settings as a run's limits. */
@@ -88,7 +129,8 @@ public record RunLimits(
         interruptGrace,
         workRoot,
         blockingDispatcher,
-        harness);
+        harness,
+        bridge);
   }
 
   public RunLimits withTerminalGrace(Duration d) {
@@ -100,7 +142,8 @@ public record RunLimits(
         interruptGrace,
         workRoot,
         blockingDispatcher,
-        harness);
+        harness,
+        bridge);
   }
 
   public RunLimits withInterruptGrace(Duration d) {
@@ -112,7 +155,8 @@ public record RunLimits(
         d,
         workRoot,
         blockingDispatcher,
-        harness);
+        harness,
+        bridge);
   }
 
   public RunLimits withDriverCallTimeout(Duration d) {
@@ -124,6 +168,7 @@ public record RunLimits(
         interruptGrace,
         workRoot,
         blockingDispatcher,
-        harness);
+        harness,
+        bridge);
   }
 }

@@ -98,6 +98,39 @@ public sealed interface RunEvent extends CapsuleSerializable {
     }
   }
 
+  /**
+   * A call the harness made to the capsule's own tools through the run's tool bridge, as the bridge
+   * saw it: once when it starts ({@code status} {@code running}) and once when it ends ({@code ok},
+   * {@code tool_error}, {@code refused}, {@code timed_out}, {@code abandoned}, {@code stopped} or
+   * {@code failed}; a refused call only ends). Distinct from {@link ToolCalled}/{@link
+   * ToolResulted}, which are the harness's own account from its output (its call id, the input and
+   * output text): the bridge has its own ids and knows sizes, timing and how the process ended, and
+   * the two views of one call are not joined (a harness may also call tools that are not the
+   * bridge's).
+   *
+   * @param callId the bridge's id ({@code call-1}, …)
+   * @param turn the run's turn when the event was seen (0 before the first turn)
+   * @param outputBytes the result's size; 0 while running
+   * @param durationMs 0 while running
+   * @param code the diagnostic code of a refused, killed or failed call
+   */
+  record BridgeCall(
+      String taskId,
+      String callId,
+      String tool,
+      int turn,
+      String status,
+      int inputBytes,
+      int outputBytes,
+      long durationMs,
+      Optional<String> code)
+      implements RunEvent {
+    @Override
+    public String kind() {
+      return "tool";
+    }
+  }
+
   /** Cumulative usage of the run so far, on the wire form. */
   record UsageUpdated(String taskId, UsageSplit usage) implements RunEvent {
     @Override
