@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -116,14 +115,12 @@ public class ParkedRunsBench {
           h.outcome().toCompletableFuture().orTimeout(SLOW_SECONDS, TimeUnit.SECONDS).join();
       failureTypes.merge(o.status().wire() + "/" + o.failureType().orElse("-"), 1, Integer::sum);
     }
-    CompletableFuture.allOf(
-            children.stream().map(ProcessHandle::onExit).toArray(CompletableFuture[]::new))
-        .orTimeout(SLOW_SECONDS, TimeUnit.SECONDS)
-        .join();
     // Finished reaches the listener through the relay after the outcome: wait for the last one.
     await(ended, "every run's Finished");
     long once = finished.values().stream().filter(n -> n == 1).count();
-    long left = ProcessHandle.current().descendants().count();
+    // Strict: an outcome is reported only after its harness's process group is gone, so no
+    // harness may still be alive once every outcome is in (no grace period).
+    long left = children.stream().filter(ProcessHandle::isAlive).count();
     System.out.printf(
         "outcomes: %s; runs finished exactly once: %d of %d; harness processes left: %d%n",
         failureTypes, once, runs, left);
