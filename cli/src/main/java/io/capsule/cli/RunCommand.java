@@ -10,6 +10,7 @@ import io.capsule.driver.load.DriverLoader;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunEventJson;
 import io.capsule.runtime.javadsl.RunHandle;
 import io.capsule.runtime.javadsl.RunOutcome;
@@ -111,7 +112,9 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
         manifest.warnings().forEach(w -> out.println("! " + w.code().id() + " " + w.message()));
       }
       AtomicReference<RunHandle> handle = new AtomicReference<>();
-      CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+      // Completes once the last event (the outcome) has been printed: the stream's thread prints
+      // it, possibly after the outcome future completed, so both exits wait for this.
+      CompletableFuture<Void> printed = new CompletableFuture<>();
       CtrlC ctrlC =
           CtrlC.install(
               () -> {
@@ -120,7 +123,7 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
                   h.cancel("canceled by the user (Ctrl-C)");
                 }
               },
-              outcome,
+              printed,
               settings.run().interruptGrace().plus(Duration.ofSeconds(15)));
       try {
         RunHandle h =
@@ -137,11 +140,18 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
                               renderer.on(e);
                             }
                           }
+                          if (e instanceof RunEvent.Finished) {
+                            printed.complete(null);
+                          }
                         }))
                 .run(system);
         handle.set(h);
         RunOutcome result = h.outcome().toCompletableFuture().join();
-        outcome.complete(result);
+        try {
+          printed.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          // The outcome is known; a stalled printer must not change the exit code.
+        }
         return exitCode(result);
       } finally {
         ctrlC.uninstall();

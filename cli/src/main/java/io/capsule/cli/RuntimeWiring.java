@@ -7,13 +7,14 @@ import io.capsule.driver.load.LoadedDriver;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.runtime.DriverLoading;
 import io.capsule.runtime.RunLimits;
+import io.capsule.runtime.bridge.BridgeConfig;
 
 /** Maps the runtime's settings onto the runtime's parts, the same way for every command. */
 final class RuntimeWiring {
   private RuntimeWiring() {}
 
   static RunLimits limits(CapsuleSettings settings) {
-    return RunLimits.from(settings.run());
+    return RunLimits.from(settings.run()).withBridge(BridgeConfig.from(settings.bridge()));
   }
 
   /** {@code capsule.protocol.*} onto the protocol module's own settings record. */
