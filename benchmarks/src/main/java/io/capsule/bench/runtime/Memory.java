@@ -37,4 +37,9 @@ final class Memory {
       throw new UncheckedIOException(e);
     }
   }
+
+  /** Live JVM threads: each parked harness holds pipe readers of the harness I/O dispatcher. */
+  static int liveThreads() {
+    return ManagementFactory.getThreadMXBean().getThreadCount();
+  }
 }
