@@ -260,10 +260,6 @@ final class RealClaudeIT {
   }
 
   @Test
-  @Disabled(
-      "the runtime does not start the tool bridge yet: CapsuleRun.launchRequest() passes"
-          + " Optional.empty() as the LaunchRequest's bridge, so capabilities.shell.allow"
-          + " tools never reach the driver (no --mcp-config) and claude lists no mcp__ tools")
   void aToolCallGoesThroughTheBridgeAndItsResultReachesTheModel() throws Exception {
     api.then(
             req -> {
