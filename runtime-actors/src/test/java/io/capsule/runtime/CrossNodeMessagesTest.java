@@ -85,6 +85,8 @@ class CrossNodeMessagesTest {
                     Optional.empty(),
                     Optional.of("ok")))),
         new RunEvent.Warning("t1", "W-RUN-002", "untested"),
+        new RunEvent.BridgeCall(
+            "t1", "call-1", "echo", 1, "timed_out", 12, 0, 60_000, Optional.of("E-TOOL-007")),
         new RunEvent.Finished(outcome),
         outcome);
   }
