@@ -198,7 +198,52 @@ class RunToolBridgeTest {
         "the call outlasted the window several times: " + ended.durationMs() + " ms");
   }
 
-  /** The trace lines of one event type from the run of {@code taskId}. */
+  @Test
+  void aCancelMidCallKillsTheToolAndTracesTheCallBeforeTheRunEnds() throws Exception {
+    String name = "bridge-" + IDS.incrementAndGet();
+    ConcurrentLinkedQueue<LaunchRequest> launches = new ConcurrentLinkedQueue<>();
+    Manifest m =
+        Manifest.builder(name, "0.1.0")
+            .builtinDriver("claude-code", "0.6.0")
+            .systemPrompt("You are a test.")
+            .envAllow("PATH")
+            .shellAllow("sleep")
+            .build();
+    CapsuleRef ref =
+        runtime
+            .register(name, m, () -> new BridgeDriver(List.of("sleep", "300"), launches))
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    TestProbe<RunEvent> probe = kit.createTestProbe();
+    var handle = runtime.start(RunRequest.of("task-" + name, ref, "go"), probe.ref());
+    List<RunEvent> events = new ArrayList<>();
+    RunEvent e;
+    do {
+      e = probe.receiveMessage(MAX);
+      events.add(e);
+    } while (!(e instanceof RunEvent.BridgeCall c && c.status().equals("running")));
+    handle.cancel("enough");
+    events.addAll(RunFixture.events(probe, MAX));
+
+    RunOutcome o = RunFixture.outcome(events);
+    assertEquals(RunStatus.FAILED, o.status(), o.toString());
+    assertEquals("E-RUN-040", o.code().orElseThrow(), "canceled");
+    List<RunEvent.BridgeCall> calls = RunFixture.only(events, RunEvent.BridgeCall.class);
+    assertEquals(2, calls.size(), calls.toString());
+    // Interrupted, the harness hangs up (abandoned), unless the run stopped the bridge first.
+    assertTrue(List.of("abandoned", "stopped").contains(calls.get(1).status()), calls.toString());
+    assertTrue(calls.get(1).durationMs() < 300_000);
+
+    List<JsonNode> trace = trace(o.taskId(), null);
+    List<String> types = trace.stream().map(n -> n.path("event_type").asText()).toList();
+    assertTrue(
+        types.indexOf("tool_call") >= 0 && types.indexOf("tool_call") < types.indexOf("run_end"),
+        "the killed call is traced before the run's end: " + types);
+    int port = URI.create(launches.peek().bridge().orElseThrow().url()).getPort();
+    assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+  }
+
+  /** The trace lines of one event type (all when null) from the run of {@code taskId}. */
   private List<JsonNode> trace(String taskId, String eventType) {
     try (Stream<Path> all = Files.walk(root)) {
       for (Path p : all.filter(f -> f.getFileName().toString().equals("trace.jsonl")).toList()) {
@@ -214,7 +259,7 @@ class RunToolBridgeTest {
                             && n.path("task_id").asText().equals(taskId));
         if (ours) {
           return lines.stream()
-              .filter(n -> n.path("event_type").asText().equals(eventType))
+              .filter(n -> eventType == null || n.path("event_type").asText().equals(eventType))
               .toList();
         }
       }
