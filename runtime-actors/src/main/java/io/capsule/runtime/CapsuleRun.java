@@ -760,6 +760,10 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
 
   // --- the tool bridge (issue 8: started before launch, stopped before the report) -----------
 
+  /**
+   * The whole {@code shell.allow} inventory is offered: the runner protocol's {@code
+   * invocation.allowed_tools} narrowing has no field in {@link RunRequest} yet.
+   */
   private void startBridge() {
     Path wd = workdir();
     var grantedEnv = RunDirs.grantedEnv(capsule, services.hostEnv());
