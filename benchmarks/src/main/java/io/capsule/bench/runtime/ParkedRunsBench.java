@@ -8,6 +8,7 @@ import io.capsule.runtime.javadsl.RunOutcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -69,6 +70,12 @@ public class ParkedRunsBench {
   private volatile CountDownLatch parked;
   private volatile CountDownLatch ended;
   private final Map<String, Integer> finished = new ConcurrentHashMap<>();
+
+  /** Per run, the last event heard: where a run that never parks got stuck. */
+  private final Map<String, String> lastEvent = new ConcurrentHashMap<>();
+
+  private final Set<String> parkedRuns = ConcurrentHashMap.newKeySet();
+  private boolean checked;
   private final List<RunHandle> handles = new ArrayList<>();
   private long heapBefore;
   private long rssBefore;
@@ -87,6 +94,8 @@ public class ParkedRunsBench {
     first.cancel();
     await(ended, "the warm-up run to finish");
     finished.clear();
+    lastEvent.clear();
+    parkedRuns.clear();
     parked = new CountDownLatch(runs);
     ended = new CountDownLatch(runs);
     heapBefore = Memory.usedHeapAfterGc(GCS);
@@ -99,12 +108,33 @@ public class ParkedRunsBench {
     for (int i = 0; i < runs; i++) {
       handles.add(rt.runtime.start(RunRequest.of("park-" + i, capsule, "park"), listener));
     }
-    await(parked, runs + " runs to park");
+    try {
+      await(parked, runs + " runs to park");
+    } catch (IllegalStateException stuck) {
+      // JMH skips the teardown of a failed iteration: cancel here, or the harnesses (each in its
+      // own session) outlive the forked JVM.
+      for (RunHandle h : handles) {
+        if (!parkedRuns.contains(h.taskId())) {
+          System.out.printf(
+              "%nnot parked: %s, last event: %s", h.taskId(), lastEvent.get(h.taskId()));
+        }
+      }
+      try {
+        cancelAndCheck();
+      } catch (RuntimeException e) {
+        stuck.addSuppressed(e);
+      }
+      throw stuck;
+    }
     return handles.size();
   }
 
   @TearDown(Level.Iteration)
   public void cancelAndCheck() {
+    if (checked) {
+      return;
+    }
+    checked = true;
     long heap = Memory.usedHeapAfterGc(GCS) - heapBefore;
     long rss = Memory.residentBytes() - rssBefore;
     long harnesses = ProcessHandle.current().descendants().count();
@@ -115,21 +145,26 @@ public class ParkedRunsBench {
     List<ProcessHandle> children = ProcessHandle.current().descendants().toList();
     handles.forEach(RunHandle::cancel);
     Map<String, Integer> failureTypes = new TreeMap<>();
-    for (RunHandle h : handles) {
-      RunOutcome o =
-          h.outcome().toCompletableFuture().orTimeout(SLOW_SECONDS, TimeUnit.SECONDS).join();
-      failureTypes.merge(o.status().wire() + "/" + o.failureType().orElse("-"), 1, Integer::sum);
+    long once;
+    long left;
+    try {
+      for (RunHandle h : handles) {
+        RunOutcome o =
+            h.outcome().toCompletableFuture().orTimeout(SLOW_SECONDS, TimeUnit.SECONDS).join();
+        failureTypes.merge(o.status().wire() + "/" + o.failureType().orElse("-"), 1, Integer::sum);
+      }
+      // Finished reaches the listener through the relay after the outcome: wait for the last one.
+      await(ended, "every run's Finished");
+      once = finished.values().stream().filter(n -> n == 1).count();
+      // Strict: an outcome is reported only after its harness's process group is gone, so no
+      // harness may still be alive once every outcome is in (no grace period).
+      left = children.stream().filter(ProcessHandle::isAlive).count();
+      System.out.printf(
+          "outcomes: %s; runs finished exactly once: %d of %d; harness processes left: %d%n",
+          failureTypes, once, runs, left);
+    } finally {
+      rt.close(); // stops every run's actors, which kill any harness group still there
     }
-    // Finished reaches the listener through the relay after the outcome: wait for the last one.
-    await(ended, "every run's Finished");
-    long once = finished.values().stream().filter(n -> n == 1).count();
-    // Strict: an outcome is reported only after its harness's process group is gone, so no
-    // harness may still be alive once every outcome is in (no grace period).
-    long left = children.stream().filter(ProcessHandle::isAlive).count();
-    System.out.printf(
-        "outcomes: %s; runs finished exactly once: %d of %d; harness processes left: %d%n",
-        failureTypes, once, runs, left);
-    rt.close();
     boolean allCanceled = Map.of("failed/canceled", runs).equals(failureTypes);
     if (!allCanceled || once != runs || finished.size() != runs || left != 0) {
       throw new IllegalStateException("not every parked run ended cleanly (see the line above)");
@@ -139,7 +174,11 @@ public class ParkedRunsBench {
   private Behavior<RunEvent> listen() {
     return Behaviors.receiveMessage(
         e -> {
+          lastEvent.put(
+              e.taskId(),
+              e instanceof RunEvent.StateChanged c ? "state " + c.phase().wire() : e.toString());
           if (e instanceof RunEvent.Note n && ParkDriver.PARKED.equals(n.text())) {
+            parkedRuns.add(e.taskId());
             parked.countDown();
           } else if (e instanceof RunEvent.Finished) {
             finished.merge(e.taskId(), 1, Integer::sum);
