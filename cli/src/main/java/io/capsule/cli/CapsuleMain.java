@@ -3,7 +3,9 @@ package io.capsule.cli;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,6 +47,10 @@ public final class CapsuleMain implements Runnable {
 
   static CommandLine commandLine() {
     CommandLine line = new CommandLine(new CapsuleMain());
+    // UTF-8 whatever the locale: a harness's text and the JSON lines must survive a POSIX
+    // locale (many CI jobs have no LANG), where the platform charset would turn them into '?'.
+    line.setOut(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true));
+    line.setErr(new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
     line.setExecutionExceptionHandler(CapsuleMain::onException);
     line.setExitCodeExceptionMapper(t -> ExitCodes.USAGE);
     return line;
