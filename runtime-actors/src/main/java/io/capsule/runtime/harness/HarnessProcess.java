@@ -185,6 +185,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private boolean killRequested;
   private boolean killedByRuntime;
   private boolean killInFlight;
+
+  /** The whole group has been killed once the leader was gone (or on request). */
+  private boolean groupKilled;
+
   private Integer exitValue;
   private boolean stderrDone;
   private boolean drainElapsed;
@@ -379,6 +383,13 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     if (exitReported || exitValue == null || killInFlight || !(drained || drainElapsed)) {
       return this;
     }
+    if (!groupKilled) {
+      // The leader is gone; whatever it left in its group (a backgrounded child) must be dead
+      // before the listener hears the exit, since the run reports right after (run-semantics §9:
+      // no process of the group outlives the run). PostStop's kill comes too late for that.
+      startKill();
+      return this;
+    }
     exitReported = true;
     timers.cancel(DRAIN_TIMER);
     ExitCode how = ExitCode.decode(exitValue);
@@ -511,6 +522,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private Behavior<Command> onKillDone() {
     killInFlight = false;
+    groupKilled = true;
     return maybeReportExit();
   }
 

@@ -34,7 +34,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -278,15 +277,6 @@ class HarnessFaultMatrixTest {
     row.more().accept(seen);
   }
 
-  @Disabled(
-      "Bug: when the harness leader exits by itself (crash, exit after the result, exit before"
-          + " reading stdin, or the JDK closing stdout/stderr at the leader's exit while a child"
-          + " still holds them), CapsuleRun reports as soon as it has Exited and StdoutEnded and"
-          + " sends no Kill; the group is killed only by HarnessProcess's PostStop (releaseAll ->"
-          + " io.execute(killAndClose)), asynchronously and not awaited, so a child left in the"
-          + " group (orphans.sh, child-holds-stdout.sh, the stray child of every script) is still"
-          + " alive when the outcome is delivered and dies 10-50 ms later: 6 of 7 rows failed"
-          + " when run. Spec §9: no process of the harness's group outlives the run.")
   @ParameterizedTest(name = "{0}")
   @MethodSource("leaderExitsByItself")
   void noGroupMemberIsAliveWhenTheOutcomeIsDeliveredEvenIfTheLeaderExitedByItself(Row row)
