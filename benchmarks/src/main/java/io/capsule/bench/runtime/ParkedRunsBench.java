@@ -62,7 +62,7 @@ public class ParkedRunsBench {
   /**
    * Runs starting at once. A thousand started in one burst queue their driver calls, version probes
    * and plan work on the 32-thread blocking dispatcher, and under load a trivial {@code launch}
-   * then overruns its 30 s call deadline (E-RUN-034, seen at load 60–130): the deadline counts the
+   * then overruns its 30 s call deadline (E-RUN-034, seen at load 60–160): the deadline counts the
    * queueing. A host ramps up; this measures parked runs, not burst admission.
    */
   private static final int START_WINDOW = 32;
