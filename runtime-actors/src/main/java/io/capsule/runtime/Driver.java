@@ -62,6 +62,9 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
 
   private record Deadline(long callId) implements Command {}
 
+  /** The call left the blocking dispatcher's queue and runs now: its deadline starts. */
+  private record CallStarted(long callId) implements Command {}
+
   /** What the run receives. */
   public sealed interface Reply {}
 
@@ -127,6 +130,7 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
             m -> call("classify-exit", m.replyTo(), d -> d.classifyExit(m.exit())))
         .onMessage(CallDone.class, this::onCallDone)
         .onMessage(Deadline.class, this::onDeadline)
+        .onMessage(CallStarted.class, this::onCallStarted)
         .onSignal(PostStop.class, s -> release())
         .onSignal(PreRestart.class, s -> release())
         .build();
@@ -147,10 +151,13 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
     long id = ++callId;
     callName = name;
     callReplyTo = replyTo;
-    timers.startSingleTimer(new Deadline(id), deadline);
+    // The deadline bounds the driver, not the queue in front of it: it starts when a blocking
+    // thread picks the call up (under a burst of runs, calls may wait behind probes and file work).
+    ActorRef<Command> self = getContext().getSelf();
     CompletableFuture<Object> future =
         CompletableFuture.supplyAsync(
             () -> {
+              self.tell(new CallStarted(id));
               ProcessDriver d = instance.get();
               if (d == null) {
                 d = factory.get();
@@ -187,6 +194,13 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
       callReplyTo.tell(new Classified(e));
     } else {
       return fail("returned no usable result");
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCallStarted(CallStarted started) {
+    if (started.callId() == callId && busy) {
+      timers.startSingleTimer(new Deadline(started.callId()), deadline);
     }
     return this;
   }
