@@ -16,7 +16,6 @@ import io.capsule.runtime.harness.VersionProbe;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -85,7 +84,7 @@ final class DoctorCommand implements Callable<Integer> {
       grant.hosts().forEach(h -> row("host", h.toString()));
       row("binary", grant.harnessBinary().toString());
 
-      Map<String, String> env = grantedEnv(manifest);
+      Map<String, String> env = manifest.capabilities().env().grantedValues(System.getenv());
       Path workdir = Files.createTempDirectory("capsule-doctor-");
       ExecutorService pool = Executors.newCachedThreadPool();
       try {
@@ -129,18 +128,6 @@ final class DoctorCommand implements Callable<Integer> {
     }
     out.println("ready: a run could start");
     return done(ExitCodes.DONE);
-  }
-
-  /** The host's values of the granted names, nothing else (run-semantics §4). */
-  private static Map<String, String> grantedEnv(Manifest manifest) {
-    Map<String, String> env = new LinkedHashMap<>();
-    for (String name : manifest.capabilities().env().granted()) {
-      String v = System.getenv(name);
-      if (v != null) {
-        env.put(name, v);
-      }
-    }
-    return env;
   }
 
   private void row(String what, String value) {

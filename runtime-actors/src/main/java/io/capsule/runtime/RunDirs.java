@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -55,14 +54,7 @@ final class RunDirs {
 
   /** The host's values of the capsule's granted names (for the version probe); nothing else. */
   static Map<String, String> grantedEnv(ResolvedCapsule capsule, Map<String, String> hostEnv) {
-    Map<String, String> env = new LinkedHashMap<>();
-    for (String name : capsule.manifest().capabilities().env().granted()) {
-      String v = hostEnv.get(name);
-      if (v != null) {
-        env.put(name, v);
-      }
-    }
-    return env;
+    return capsule.manifest().capabilities().env().grantedValues(hostEnv);
   }
 
   static Throwable unwrap(Throwable t) {

@@ -1,7 +1,9 @@
 package io.capsule.config.manifest;
 
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -55,6 +57,21 @@ public record Capabilities(
       Set<String> all = new LinkedHashSet<>(allow);
       all.addAll(allowCredentials);
       return List.copyOf(all);
+    }
+
+    /**
+     * The host's values of the granted names, in {@link #granted()} order; a name the host does not
+     * set is left out. Nothing else of the host's environment is ever passed on.
+     */
+    public Map<String, String> grantedValues(Map<String, String> hostEnv) {
+      Map<String, String> env = new LinkedHashMap<>();
+      for (String name : granted()) {
+        String value = hostEnv.get(name);
+        if (value != null) {
+          env.put(name, value);
+        }
+      }
+      return env;
     }
   }
 
