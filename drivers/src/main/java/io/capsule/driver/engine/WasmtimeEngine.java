@@ -30,6 +30,9 @@ public final class WasmtimeEngine implements WasmEngine {
   private boolean closed;
 
   public WasmtimeEngine() {
+    // Before the first wasmtime-java class loads its JNI library itself, so that the copy it
+    // extracts into the temp dir is removed (see WasmtimeNativeLibrary).
+    WasmtimeNativeLibrary.ensureLoaded();
     // The Engine takes ownership of the Config (the binding moves it), so it is not disposed here.
     this.engine = new Engine(new Config().epochInterruption(true));
     this.ticker = new EpochTicker(engine);
