@@ -3,8 +3,8 @@
 # would: it reads the bridge's URL and token from BRIDGE_URL / BRIDGE_TOKEN (the test driver puts
 # the launch request's bridge there) and speaks JSON-RPC over HTTP with curl ($CURL).
 #   $1 = the tool to call ("-" calls none), the remaining arguments are its args.
-# It prints canonical driver events: a note with the task, a text with what the tool said (or
-# "no bridge"), then turn-end.
+# It prints canonical driver events: a note with the task, a note "tools/list: a,b" with the names
+# the bridge lists, a text with what the tool said (or "no bridge"), then turn-end.
 tool="$1"
 shift
 IFS= read -r task
@@ -26,6 +26,10 @@ headers="$(post -D - -o /dev/null --data "$init")" || exit 3
 session="$(printf '%s\n' "$headers" | tr -d '\r' | sed -n 's/^[Mm][Cc][Pp]-[Ss]ession-[Ii][Dd]: *//p')"
 post -H "Mcp-Session-Id: $session" -o /dev/null \
   --data '{"jsonrpc":"2.0","method":"notifications/initialized"}' || exit 4
+listed="$(post -H "Mcp-Session-Id: $session" \
+  --data '{"jsonrpc":"2.0","id":3,"method":"tools/list"}')" || exit 6
+names="$(printf '%s' "$listed" | grep -o '"name":"[^"]*"' | sed 's/"name":"\(.*\)"/\1/' | tr '\n' ',')"
+printf '{"type":"note","value":"tools/list: %s"}\n' "${names%,}"
 args=""
 for a in "$@"; do
   args="$args${args:+,}\"$a\""

@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
  * How a runner reads {@code task.assign} (runner-protocol.md): {@code invocation.backend =
  * capsule:NAME} names the folder {@code NAME} in the runner's capsules directory; {@code model}
  * replaces the manifest's when non-empty; {@code session} is the conversation key; the budget
- * tightens the manifest's ceilings (the run applies "never loosens"); the task text is the goal,
- * then the body, then the criteria as a list. Pure apart from one directory lookup.
+ * tightens the manifest's ceilings (the run applies "never loosens"); {@code allowed_tools}, when
+ * present (even empty), narrows the capsule's tools (the run applies "never widens"); the task text
+ * is the goal, then the body, then the criteria as a list. Pure apart from one directory lookup.
  */
 public final class AssignReader {
   /** A capsule name as the manifest allows it; anything else cannot be a folder of ours. */
@@ -47,7 +48,8 @@ public final class AssignReader {
             inv.model().filter(m -> !m.isBlank()),
             positive(inv.maxTurns()),
             positive(inv.maxTokens()),
-            Optional.empty()));
+            Optional.empty(),
+            inv.hasAllowedTools() ? Optional.of(inv.allowedTools()) : Optional.empty()));
   }
 
   /** The goal, then the body, then each criterion as {@code - id: text}. */

@@ -271,8 +271,27 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
               .map(v -> "harness version '" + v + "' is not a tested version")
               .orElse("harness version unreadable"));
     }
-    if (!capsule.manifest().capabilities().shell().allow().isEmpty()) {
-      startBridge(); // launch follows when it is listening
+    ToolNarrowing tools =
+        ToolNarrowing.of(
+            capsule.manifest().capabilities().shell().allow(), start.request().allowedTools());
+    start
+        .request()
+        .allowedTools()
+        .ifPresent(
+            allowed ->
+                trace.write(
+                    TraceRecord.of("tool_narrowing")
+                        .with("allowed", allowed)
+                        .with("offered", tools.offered())));
+    if (!tools.unknown().isEmpty()) {
+      warn(
+          Code.W_TOOL_010,
+          "invocation.allowed_tools names "
+              + String.join(", ", tools.unknown())
+              + ", not a tool of this capsule; ignored");
+    }
+    if (!tools.offered().isEmpty()) {
+      startBridge(tools.offered()); // launch follows when it is listening
       return this;
     }
     return launchDriver();
@@ -761,10 +780,11 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   // --- the tool bridge (issue 8: started before launch, stopped before the report) -----------
 
   /**
-   * The whole {@code shell.allow} inventory is offered: the runner protocol's {@code
-   * invocation.allowed_tools} narrowing has no field in {@link RunRequest} yet.
+   * @param offered the capsule's tools after the request's narrowing ({@link ToolNarrowing}): the
+   *     bridge's whole inventory, so {@code tools/list} shows only these, a call to any other is
+   *     refused as an unknown tool ({@code E-TOOL-002}), and the launch request names only these
    */
-  private void startBridge() {
+  private void startBridge(List<String> offered) {
     Path wd = workdir();
     var grantedEnv = RunDirs.grantedEnv(capsule, services.hostEnv());
     var caps = capsule.manifest().capabilities();
@@ -775,7 +795,7 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
                     limits.bridge(),
                     new ToolWorkspace(
                         wd.toAbsolutePath(), grantedEnv, caps.filesystem().readOnly()),
-                    caps.shell().allow(),
+                    offered,
                     blocking,
                     getContext().messageAdapter(ToolBridgeHost.Report.class, FromBridge::new)),
                 "bridge");

@@ -1,5 +1,6 @@
 package io.capsule.runtime;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -18,6 +19,10 @@ import java.util.OptionalLong;
  * @param maxTurns tightens {@code inference.max_turns} (never loosens)
  * @param maxTokens tightens {@code inference.max_session_tokens} (never loosens)
  * @param workdir the harness's working directory; the run's own directory when empty
+ * @param allowedTools narrows the capsule's bridged tools ({@code capabilities.shell.allow}) to
+ *     these names ({@code invocation.allowed_tools}); it never widens. Empty: no narrowing, every
+ *     tool of the capsule is offered. An empty list: no tool is offered (and no bridge started). A
+ *     name the capsule does not have is ignored, with a warning {@code W-TOOL-010}.
  */
 public record RunRequest(
     String taskId,
@@ -27,7 +32,8 @@ public record RunRequest(
     Optional<String> model,
     OptionalLong maxTurns,
     OptionalLong maxTokens,
-    Optional<String> workdir)
+    Optional<String> workdir,
+    Optional<List<String>> allowedTools)
     implements CapsuleSerializable {
 
   public RunRequest {
@@ -39,6 +45,22 @@ public record RunRequest(
     Objects.requireNonNull(maxTurns, "maxTurns");
     Objects.requireNonNull(maxTokens, "maxTokens");
     Objects.requireNonNull(workdir, "workdir");
+    Objects.requireNonNull(allowedTools, "allowedTools");
+    allowedTools = allowedTools.map(List::copyOf); // immutable; refuses null names
+  }
+
+  /** A request with no tool narrowing (the form before {@code allowedTools} existed). */
+  public RunRequest(
+      String taskId,
+      CapsuleRef capsule,
+      String task,
+      Optional<String> conversation,
+      Optional<String> model,
+      OptionalLong maxTurns,
+      OptionalLong maxTokens,
+      Optional<String> workdir) {
+    this(
+        taskId, capsule, task, conversation, model, maxTurns, maxTokens, workdir, Optional.empty());
   }
 
   /** A plain request: this capsule, this task, nothing narrowed. */
@@ -51,20 +73,46 @@ public record RunRequest(
         Optional.empty(),
         OptionalLong.empty(),
         OptionalLong.empty(),
+        Optional.empty(),
         Optional.empty());
   }
 
   public RunRequest withConversation(String key) {
     return new RunRequest(
-        taskId, capsule, task, Optional.of(key), model, maxTurns, maxTokens, workdir);
+        taskId, capsule, task, Optional.of(key), model, maxTurns, maxTokens, workdir, allowedTools);
   }
 
   public RunRequest withWorkdir(String dir) {
     return new RunRequest(
-        taskId, capsule, task, conversation, model, maxTurns, maxTokens, Optional.of(dir));
+        taskId,
+        capsule,
+        task,
+        conversation,
+        model,
+        maxTurns,
+        maxTokens,
+        Optional.of(dir),
+        allowedTools);
   }
 
   public RunRequest withBudget(OptionalLong turns, OptionalLong tokens) {
-    return new RunRequest(taskId, capsule, task, conversation, model, turns, tokens, workdir);
+    return new RunRequest(
+        taskId, capsule, task, conversation, model, turns, tokens, workdir, allowedTools);
+  }
+
+  /**
+   * Offers only these of the capsule's tools (see {@code allowedTools}); an empty list offers none.
+   */
+  public RunRequest withAllowedTools(List<String> tools) {
+    return new RunRequest(
+        taskId,
+        capsule,
+        task,
+        conversation,
+        model,
+        maxTurns,
+        maxTokens,
+        workdir,
+        Optional.of(List.copyOf(tools)));
   }
 }

@@ -80,8 +80,9 @@ final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Command> {
   private boolean stopping;
 
   /**
-   * @param shellAllow the capsule's {@code capabilities.shell.allow}, resolved on {@code
-   *     workspace.env()}'s PATH off the actor thread
+   * @param shellAllow the tools to offer: the capsule's {@code capabilities.shell.allow} after the
+   *     request's {@code allowed_tools} narrowing (the bridge's whole inventory; names outside it
+   *     are unknown tools), resolved on {@code workspace.env()}'s PATH off the actor thread
    * @param blocking where the tools are resolved (file system checks)
    */
   static Behavior<Command> create(

@@ -67,6 +67,9 @@ class CrossNodeMessagesTest {
     return Stream.of(
         request,
         RunRequest.of("t2", new CapsuleRef.Registered("mem"), "x"),
+        RunRequest.of("t3", new CapsuleRef.Registered("mem"), "x")
+            .withAllowedTools(List.of("echo", "cat")),
+        RunRequest.of("t4", new CapsuleRef.Registered("mem"), "x").withAllowedTools(List.of()),
         new CapsuleRuntime.StartRun(
             request, Optional.of(listener.ref()), Optional.empty(), Optional.empty()),
         new CapsuleRuntime.CancelRun("t1", "because"),

@@ -134,6 +134,9 @@ public enum Code {
   E_TOOL_009(
       "a tool could not be started, or the tool bridge could not bind on loopback",
       "check that the binary runs by hand in the workdir, and that 127.0.0.1 is usable"),
+  W_TOOL_010(
+      "invocation.allowed_tools names a tool this capsule does not have; the name is ignored",
+      "check the hub's allowed_tools against the capsule's capabilities.shell.allow"),
   ;
 
   private static final Pattern ID = Pattern.compile("[EW]-[A-Z]{3,4}-\\d{3}");

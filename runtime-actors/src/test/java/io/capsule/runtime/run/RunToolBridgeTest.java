@@ -91,6 +91,16 @@ class RunToolBridgeTest {
   private Ran run(
       EmbeddedRuntime rt, UnaryOperator<ManifestBuilder> manifest, List<String> call, String task)
       throws Exception {
+    return run(rt, manifest, call, task, r -> r);
+  }
+
+  private Ran run(
+      EmbeddedRuntime rt,
+      UnaryOperator<ManifestBuilder> manifest,
+      List<String> call,
+      String task,
+      UnaryOperator<RunRequest> request)
+      throws Exception {
     String name = "bridge-" + IDS.incrementAndGet();
     ConcurrentLinkedQueue<LaunchRequest> launches = new ConcurrentLinkedQueue<>();
     Manifest m =
@@ -106,7 +116,7 @@ class RunToolBridgeTest {
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
     TestProbe<RunEvent> probe = kit.createTestProbe();
-    rt.start(RunRequest.of("task-" + name, ref, task), probe.ref());
+    rt.start(request.apply(RunRequest.of("task-" + name, ref, task)), probe.ref());
     List<RunEvent> events = RunFixture.events(probe, MAX);
     return new Ran(events, RunFixture.outcome(events), new ArrayList<>(launches));
   }
@@ -150,6 +160,82 @@ class RunToolBridgeTest {
         ConnectException.class,
         () -> new Socket("127.0.0.1", port).close(),
         "the bridge stopped with the run");
+  }
+
+  @Test
+  void theHubNarrowsTwoToolsToOneTheHarnessSeesOnlyThatOneAndCallingTheOtherIsRefused()
+      throws Exception {
+    Ran r =
+        run(
+            runtime,
+            b -> b.shellAllow("echo", "cat"),
+            List.of("cat", "/etc/hostname"),
+            "go",
+            q -> q.withAllowedTools(List.of("echo")));
+
+    assertEquals(RunStatus.DONE, r.outcome().status(), r.outcome().toString());
+    assertEquals(
+        List.of("echo"), r.launches().get(0).bridge().orElseThrow().toolNames(), "launch request");
+    assertEquals(List.of("tools/list: echo"), notes(r, "tools/list"), "what the harness sees");
+    String said = r.outcome().result().orElseThrow();
+    assertTrue(said.startsWith("tool error: ") && said.contains("E-TOOL-002"), said);
+    List<RunEvent.BridgeCall> calls = RunFixture.only(r.events(), RunEvent.BridgeCall.class);
+    assertEquals(1, calls.size(), calls.toString());
+    assertEquals("cat", calls.get(0).tool());
+    assertEquals("refused", calls.get(0).status());
+    assertEquals("E-TOOL-002", calls.get(0).code().orElseThrow());
+    assertEquals(List.of(), RunFixture.only(r.events(), RunEvent.Warning.class));
+  }
+
+  @Test
+  void anAllowedToolTheCapsuleLacksIsIgnoredWithAWarningAndNeverOffered() throws Exception {
+    Ran r =
+        run(
+            runtime,
+            b -> b.shellAllow("echo"),
+            List.of("echo", "hi"),
+            "go",
+            q -> q.withAllowedTools(List.of("no-such-tool-for-capsule-tests", "echo")));
+
+    assertEquals(RunStatus.DONE, r.outcome().status(), r.outcome().toString());
+    assertEquals("tool ok: hi", r.outcome().result().orElseThrow());
+    assertEquals(List.of("echo"), r.launches().get(0).bridge().orElseThrow().toolNames());
+    assertEquals(List.of("tools/list: echo"), notes(r, "tools/list"));
+    List<RunEvent.Warning> warnings = RunFixture.only(r.events(), RunEvent.Warning.class);
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertEquals("W-TOOL-010", warnings.get(0).code());
+    assertTrue(
+        warnings.get(0).message().contains("no-such-tool-for-capsule-tests"),
+        warnings.get(0).message());
+    JsonNode narrowing = trace(r.outcome().taskId(), "tool_narrowing").get(0);
+    assertEquals("[\"echo\"]", narrowing.path("offered").toString(), narrowing.toString());
+  }
+
+  @Test
+  void anEmptyAllowedListOffersNoToolAndStartsNoBridge() throws Exception {
+    Ran r =
+        run(
+            runtime,
+            b -> b.shellAllow("echo"),
+            List.of("echo", "hi"),
+            "go",
+            q -> q.withAllowedTools(List.of()));
+
+    assertEquals(RunStatus.DONE, r.outcome().status(), r.outcome().toString());
+    assertEquals("no bridge", r.outcome().result().orElseThrow());
+    assertTrue(r.launches().get(0).bridge().isEmpty(), "no tool, no bridge");
+    assertEquals(List.of(), RunFixture.only(r.events(), RunEvent.BridgeCall.class));
+  }
+
+  @Test
+  void withoutAllowedToolsEveryToolOfTheCapsuleIsOffered() throws Exception {
+    Ran r = run(runtime, b -> b.shellAllow("echo", "cat"), List.of("echo", "all"), "go");
+
+    assertEquals(RunStatus.DONE, r.outcome().status(), r.outcome().toString());
+    assertEquals("tool ok: all", r.outcome().result().orElseThrow());
+    assertEquals(List.of("echo", "cat"), r.launches().get(0).bridge().orElseThrow().toolNames());
+    assertEquals(List.of("tools/list: echo,cat"), notes(r, "tools/list"));
+    assertEquals(List.of(), trace(r.outcome().taskId(), "tool_narrowing"), "nothing narrowed");
   }
 
   @Test
@@ -241,6 +327,14 @@ class RunToolBridgeTest {
         "the killed call is traced before the run's end: " + types);
     int port = URI.create(launches.peek().bridge().orElseThrow().url()).getPort();
     assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+  }
+
+  /** The harness's notes that start with {@code prefix}. */
+  private static List<String> notes(Ran r, String prefix) {
+    return RunFixture.only(r.events(), RunEvent.Note.class).stream()
+        .map(RunEvent.Note::text)
+        .filter(t -> t.startsWith(prefix))
+        .toList();
   }
 
   /** The trace lines of one event type (all when null) from the run of {@code taskId}. */
