@@ -104,6 +104,10 @@ public enum Code {
       "hello.project_id differs from the token's project",
       "use a token issued for the project the runner says hello for"),
   E_PRO_009("no hello arrived in time after the upgrade", "send hello first, at once"),
+  E_PRO_010(
+      "the hub's state journal cannot be read, locked or written",
+      "fix the named file or its disk; a hub that cannot keep its journal stops rather than lose"
+          + " frames"),
 
   // --- the tool bridge ---
   E_TOOL_001(

@@ -11,6 +11,9 @@ public final class CloseCodes {
   /** A frame above the frame cap ({@code E-PRO-005}). */
   public static final int TOO_BIG = 1009;
 
+  /** The hub cannot keep its journal ({@code E-PRO-010}) and stops; the runner resumes later. */
+  public static final int INTERNAL_ERROR = 1011;
+
   /** This connection was replaced by a newer one with the same {@code runner_id}. */
   public static final int REPLACED = 4000;
 

@@ -18,8 +18,10 @@ import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
+import io.capsule.protocol.seq.Receipt.Status;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.token.TokenClaims;
+import io.capsule.protocol.ws.HubJournal.Direction;
 import io.capsule.protocol.ws.ServerSocket.Control;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,6 +47,11 @@ import org.apache.pekko.http.javadsl.model.ws.Message;
  * runner is on, which runner owns which task. All socket callbacks arrive here as messages; the
  * streams wait on the futures in them, which is how a slow event consumer or a slow runner
  * back-pressures the socket instead of growing a buffer.
+ *
+ * <p>Durability: every frame the hub sends and every runner frame it applies goes through the
+ * {@link HubJournal} first (see there); a hub starts from what its journal recorded ({@link
+ * #restore}). When the journal fails, the hub stops: connections close with 1011 and the event
+ * stream fails with {@code E-PRO-010}.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
 
@@ -107,16 +114,91 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final TimerScheduler<Command> timers;
   private final OrderedQueue<HubEvent> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
+  private final HubJournal journal;
   private final Map<Long, Conn> conns = new HashMap<>();
-  private final Map<RunnerKey, Session> sessions = new HashMap<>();
-  private final Map<String, RunnerKey> taskOwner = new HashMap<>(); // key: project + '\0' + task
+  private final Map<RunnerKey, Session> sessions;
+  private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
+  private ProtocolException journalFailure;
+
+  /** The sequencing state a journal's entries rebuild: see {@link #restore}. */
+  static final class Restored {
+    private final Map<RunnerKey, Session> sessions = new HashMap<>();
+    private final Map<String, RunnerKey> taskOwner = new HashMap<>();
+
+    /** Tasks assigned and not yet reported, over all runners. */
+    int openTasks() {
+      return sessions.values().stream().mapToInt(s -> s.openTasks.size()).sum();
+    }
+  }
+
+  /**
+   * Replays recorded entries through the same sequencing the live hub uses: each sent frame must
+   * get back the seq it was sent with and each applied frame must apply, or the journal does not
+   * belong to this protocol's rules and is refused ({@code E-PRO-010}). Pure: call it before the
+   * actor starts so a bad journal fails the caller, not a running hub.
+   */
+  static Restored restore(ProtocolConfig config, List<HubJournal.Entry> entries) {
+    Restored r = new Restored();
+    int n = 0;
+    for (HubJournal.Entry e : entries) {
+      n++;
+      Session s = r.sessions.computeIfAbsent(e.runner(), k -> new Session(SeqState.of(config)));
+      SequencedFrame f = e.frame();
+      String task = f.taskId();
+      if (e.direction() == Direction.SENT) {
+        SequencedFrame numbered = s.seq.emit(f);
+        if (numbered.seq() != f.seq()) {
+          throw inconsistent(n, e, "the hub's next seq for the task is " + numbered.seq());
+        }
+        if (f instanceof TaskAssign) {
+          s.openTasks.add(task);
+          r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
+        }
+      } else {
+        Receipt receipt = s.seq.receive(f);
+        if (receipt.status() != Status.APPLIED || receipt.applied().size() != 1) {
+          throw inconsistent(n, e, "it does not apply next (" + receipt.status() + ")");
+        }
+        if (f instanceof TaskReport) {
+          s.openTasks.remove(task);
+          r.taskOwner.remove(owned(e.runner().projectId(), task));
+        }
+      }
+    }
+    return r;
+  }
+
+  private static ProtocolException inconsistent(int n, HubJournal.Entry e, String why) {
+    return new ProtocolException(
+        Diagnostic.of(
+                Code.E_PRO_010,
+                "journal entry "
+                    + n
+                    + " ("
+                    + e.direction()
+                    + " "
+                    + e.frame().type()
+                    + " seq "
+                    + e.frame().seq()
+                    + " of task "
+                    + e.frame().taskId()
+                    + " for "
+                    + e.runner()
+                    + ") is out of order: "
+                    + why)
+            .withHint("the journal was edited or mixes two hubs' histories; restore a backup"));
+  }
 
   static Behavior<Command> create(
       ProtocolConfig config,
       OrderedQueue<HubEvent> events,
-      ConcurrentMap<RunnerKey, RunnerInfo> snapshot) {
+      ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
+      HubJournal journal,
+      Restored restored) {
     return Behaviors.setup(
-        ctx -> Behaviors.withTimers(timers -> new HubCore(ctx, timers, config, events, snapshot)));
+        ctx ->
+            Behaviors.withTimers(
+                timers -> new HubCore(ctx, timers, config, events, snapshot, journal, restored)));
   }
 
   private HubCore(
@@ -124,12 +206,18 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       TimerScheduler<Command> timers,
       ProtocolConfig config,
       OrderedQueue<HubEvent> events,
-      ConcurrentMap<RunnerKey, RunnerInfo> snapshot) {
+      ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
+      HubJournal journal,
+      Restored restored) {
     super(ctx);
     this.timers = timers;
     this.config = config;
     this.events = events;
     this.snapshot = snapshot;
+    this.journal = journal;
+    this.sessions = restored.sessions;
+    this.taskOwner = restored.taskOwner;
+    sessions.forEach(this::publish); // restored runners: known, not connected, with open tasks
   }
 
   @Override
@@ -187,7 +275,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
                 .map(CompletionStage::toCompletableFuture)
                 .toArray(CompletableFuture[]::new))
         .whenComplete((d, e) -> in.done().complete(Done.getInstance()));
-    return this;
+    return journalFailure == null ? this : halt();
   }
 
   private void onRejected(Conn c, FrameRejected r, List<CompletionStage<Done>> waits) {
@@ -251,6 +339,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       Receipt r = s.seq.receive(sf);
       boolean reportSeen = f instanceof TaskReport;
       for (SequencedFrame applied : r.applied()) {
+        if (!record(key, Direction.APPLIED, applied)) {
+          return; // not kept, so neither published nor acked: the runner replays it to the next hub
+        }
         c.appliedSinceAck++;
         if (applied instanceof TaskReport rep) {
           s.openTasks.remove(rep.taskId());
@@ -302,6 +393,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     Session s = sessions.computeIfAbsent(a.key(), k -> new Session(SeqState.of(config)));
     try {
       TaskAssign numbered = s.seq.emit(a.assign());
+      if (!record(a.key(), Direction.SENT, numbered)) {
+        a.reply().completeExceptionally(journalFailure);
+        return halt();
+      }
       s.openTasks.add(numbered.taskId());
       taskOwner.put(owned(a.key().projectId(), numbered.taskId()), a.key());
       sendIfUp(s, numbered);
@@ -322,6 +417,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
     try {
       TaskCancel numbered = s.seq.emit(new TaskCancel(c.taskId(), c.reason()));
+      if (!record(key, Direction.SENT, numbered)) {
+        c.reply().completeExceptionally(journalFailure);
+        return halt();
+      }
       sendIfUp(s, numbered);
       c.reply().complete(Optional.of(numbered));
     } catch (ProtocolException e) {
@@ -352,6 +451,35 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       c.opened.control().complete(new ServerSocket.Close(CloseCodes.NORMAL, "hub shutting down"));
     }
     events.complete();
+    return Behaviors.stopped();
+  }
+
+  /** Journals one entry before it has any effect; false (and the failure kept) when it cannot. */
+  private boolean record(RunnerKey key, Direction direction, SequencedFrame frame) {
+    try {
+      journal.append(new HubJournal.Entry(key, direction, frame));
+      return true;
+    } catch (ProtocolException e) {
+      journalFailure = e;
+      return false;
+    } catch (RuntimeException e) {
+      journalFailure =
+          new ProtocolException(
+              Diagnostic.of(Code.E_PRO_010, "the hub journal failed: " + e.getMessage()), e);
+      return false;
+    }
+  }
+
+  /**
+   * The journal failed: stop rather than acknowledge or send what could not be kept. Runners keep
+   * their frames and resume against the restarted hub, which restores from the same journal.
+   */
+  private Behavior<Command> halt() {
+    getContext().getLog().error("hub stops: {}", journalFailure.diagnostic());
+    for (Conn c : conns.values()) {
+      c.opened.control().complete(new ServerSocket.Close(CloseCodes.INTERNAL_ERROR, "E-PRO-010"));
+    }
+    events.fail(journalFailure);
     return Behaviors.stopped();
   }
 

@@ -86,9 +86,11 @@ public final class HubServer {
   private final LoggingAdapter log;
   private volatile ServerBinding binding;
 
-  private HubServer(ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens) {
+  private HubServer(
+      ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
     this.system = system;
     Schemas.preload();
+    HubCore.Restored restored = HubCore.restore(config, journal.recorded()); // throws: bad journal
     this.config = config;
     this.tokens = tokens;
     // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one
@@ -101,7 +103,7 @@ public final class HubServer {
     this.events = q.second();
     this.core =
         system.systemActorOf(
-            HubCore.create(config, new OrderedQueue<>(q.first()), runners),
+            HubCore.create(config, new OrderedQueue<>(q.first()), runners, journal, restored),
             "capsule-hub-" + INSTANCES.incrementAndGet(),
             Props.empty());
     this.wsSettings =
@@ -112,7 +114,22 @@ public final class HubServer {
   /** A hub that is not bound yet: embed {@link #route()} in your own server, or call bind. */
   public static HubServer create(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens) {
-    return new HubServer(system, config, tokens);
+    return new HubServer(system, config, tokens, HubJournal.none());
+  }
+
+  /**
+   * A hub that starts from what {@code journal} recorded (the tasks its predecessor assigned, the
+   * seqs it sent and applied) and records into it, so runners resume across a hub restart with
+   * nothing lost and nothing applied twice. The caller owns the journal and closes it after {@link
+   * #close()}. Events already applied before the restart are not published again: read them from
+   * the journal.
+   *
+   * @throws io.capsule.protocol.ProtocolException {@code E-PRO-010} when the journal's entries do
+   *     not replay (edited, or two hubs' histories mixed)
+   */
+  public static HubServer create(
+      ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
+    return new HubServer(system, config, tokens, journal);
   }
 
   /** Binds the route on {@code host:port} (port 0 picks a free one; see {@link #localAddress}). */

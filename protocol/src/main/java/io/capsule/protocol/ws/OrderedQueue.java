@@ -46,4 +46,9 @@ final class OrderedQueue<T> {
   void complete() {
     drained().thenRun(queue::complete);
   }
+
+  /** Fails the stream after every element offered so far. */
+  void fail(Throwable cause) {
+    drained().thenRun(() -> queue.fail(cause));
+  }
 }

@@ -1,0 +1,242 @@
+package io.capsule.protocol.ws;
+
+import static io.capsule.protocol.ws.WsFixture.await;
+import static io.capsule.protocol.ws.WsFixture.token;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.ProtocolException;
+import io.capsule.protocol.frame.Invocation;
+import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskCancel;
+import io.capsule.protocol.frame.TaskProgress;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.frame.TaskReportBody;
+import io.capsule.protocol.frame.TaskSpec;
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.protocol.token.TokenSource;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A hub that stops (or fails to keep its journal) in the middle of a task, and a new hub on the
+ * same journal and port: the runner resumes and every frame is applied exactly once, in order, over
+ * both hubs; the hub's own numbering goes on where it stopped.
+ */
+class HubRestartTest {
+  private static final String PROJECT = "p-restart";
+  private static final RunnerKey KEY = new RunnerKey(PROJECT, "r-1");
+  private static final ProtocolConfig CONFIG = WsFixture.fast().build();
+
+  private final ActorTestKit kit = ActorTestKit.create();
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @TempDir Path state;
+
+  @AfterEach
+  void shutdown() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close();
+    }
+    kit.shutdownTestKit();
+  }
+
+  /** A started hub, its events as a queue, and how its event stream ended. */
+  private record Hub(
+      HubServer server, BlockingQueue<HubEvent> events, CompletionStage<Done> ended) {}
+
+  private Hub start(HubJournal journal, int port) throws Exception {
+    HubServer server =
+        HubServer.create(kit.system(), CONFIG, WsFixture.TOKENS, journal)
+            .bind("127.0.0.1", port)
+            .toCompletableFuture()
+            .get(20, TimeUnit.SECONDS);
+    open.add(() -> server.close().toCompletableFuture().get(20, TimeUnit.SECONDS));
+    BlockingQueue<HubEvent> events = new LinkedBlockingQueue<>();
+    CompletionStage<Done> ended = server.events().runWith(Sink.foreach(events::add), kit.system());
+    return new Hub(server, events, ended);
+  }
+
+  private RunnerClient runner(
+      String url, BlockingQueue<SequencedFrame> inbox, BlockingQueue<ConnectionState> states) {
+    RunnerClient client =
+        RunnerClient.start(
+            kit.system(),
+            RunnerClient.Settings.of(
+                    url, PROJECT, "0.1.0-test", TokenSource.fixed(token(PROJECT, "r-1")), CONFIG)
+                .withOnState(states::add));
+    open.add(() -> client.close().toCompletableFuture().get(20, TimeUnit.SECONDS));
+    client.inbound().runWith(Sink.foreach(inbox::add), kit.system());
+    return client;
+  }
+
+  private static TaskProgress note(int i) {
+    return new TaskProgress("T", "text", JsonNodeFactory.instance.objectNode().put("i", i));
+  }
+
+  private static TaskReport report() {
+    return new TaskReport(
+        TaskReportBody.builder("T", "done", new UsageSplit(0, 0, 1, 1, 0)).build());
+  }
+
+  private static void sendAll(RunnerClient client, int from, int to) throws Exception {
+    for (int i = from; i <= to; i++) {
+      var sent = client.send(note(i));
+      if (i % 64 == 0 || i == to) {
+        sent.toCompletableFuture().get(20, TimeUnit.SECONDS); // the socket's back-pressure
+      }
+    }
+  }
+
+  /** The applied progress seqs in the events, up to the report (which must come once). */
+  private static List<Long> appliedUntilReport(BlockingQueue<HubEvent> events) throws Exception {
+    List<HubEvent> seen = new ArrayList<>();
+    await(events, e -> e instanceof HubEvent.Report, seen);
+    List<HubEvent> after = new ArrayList<>();
+    events.drainTo(after);
+    assertTrue(after.stream().noneMatch(e -> e instanceof HubEvent.Report), "one report");
+    return progressSeqs(seen);
+  }
+
+  private static List<Long> progressSeqs(List<HubEvent> events) {
+    return events.stream()
+        .filter(e -> e instanceof HubEvent.Progress)
+        .map(e -> ((HubEvent.Progress) e).progress())
+        .peek(p -> assertEquals(p.seq(), p.payload().get("i").longValue()))
+        .map(TaskProgress::seq)
+        .toList();
+  }
+
+  private static void assertOnceInOrder(List<Long> before, List<Long> after, int total) {
+    List<Long> all = new ArrayList<>(before);
+    all.addAll(after);
+    assertEquals(total, all.size(), "every frame applied exactly once over both hubs");
+    for (int i = 0; i < total; i++) {
+      assertEquals(i + 1, all.get(i), "in seq order");
+    }
+  }
+
+  @Test
+  void aRunnerResumesAgainstARestartedHubWithNothingLostOrAppliedTwice() throws Exception {
+    FileHubJournal journal1 = FileHubJournal.open(state, false);
+    open.add(journal1);
+    Hub hub1 = start(journal1, 0);
+    int port = hub1.server().localAddress().getPort();
+    BlockingQueue<SequencedFrame> inbox = new LinkedBlockingQueue<>();
+    BlockingQueue<ConnectionState> states = new LinkedBlockingQueue<>();
+    RunnerClient client = runner(hub1.server().url(), inbox, states);
+    await(hub1.events(), e -> e instanceof HubEvent.RunnerUp);
+    hub1.server()
+        .assign(KEY, TaskSpec.builder("T", "feature", "count").build(), "agent", invocation())
+        .toCompletableFuture()
+        .get(20, TimeUnit.SECONDS);
+    assertEquals(1, assertInstanceOf(TaskAssign.class, inbox.poll(20, TimeUnit.SECONDS)).seq());
+
+    sendAll(client, 1, 300);
+    hub1.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS); // mid-task
+    journal1.close();
+    await(states, s -> s.status() != ConnectionState.Status.CONNECTED);
+    List<HubEvent> beforeEvents = new ArrayList<>();
+    hub1.events().drainTo(beforeEvents);
+    List<Long> before = progressSeqs(beforeEvents);
+    sendAll(client, 301, 600); // while no hub is there: the runner buffers
+
+    FileHubJournal journal2 = FileHubJournal.open(state, false);
+    open.add(journal2);
+    assertEquals(1 + before.size(), journal2.recorded().size(), "the assign and each applied");
+    Hub hub2 = start(journal2, port);
+    // The new hub numbers on: the task's next hub frame is seq 2, not a second seq 1.
+    TaskCancel cancel =
+        hub2.server()
+            .cancel(PROJECT, "T", "operator")
+            .toCompletableFuture()
+            .get(20, TimeUnit.SECONDS)
+            .orElseThrow(() -> new AssertionError("the restored hub forgot the open task"));
+    assertEquals(2, cancel.seq());
+    TaskCancel got = assertInstanceOf(TaskCancel.class, inbox.poll(20, TimeUnit.SECONDS));
+    assertEquals("operator", got.reason());
+    client.send(report()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+
+    assertOnceInOrder(before, appliedUntilReport(hub2.events()), 600);
+    assertTrue(inbox.isEmpty(), "the runner saw the assign and the cancel once each: " + inbox);
+    assertTrue(hub2.server().runners(PROJECT).get(0).openTasks().isEmpty());
+  }
+
+  @Test
+  void aHubThatCannotWriteItsJournalStopsAndTheNextOneLosesNothing() throws Exception {
+    HubJournal memory = HubJournal.inMemory();
+    AtomicInteger budget = new AtomicInteger(101); // the assign and 100 applied frames
+    HubJournal failing =
+        new HubJournal() {
+          @Override
+          public List<Entry> recorded() {
+            return memory.recorded();
+          }
+
+          @Override
+          public void append(Entry entry) {
+            if (budget.decrementAndGet() < 0) {
+              throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
+            }
+            memory.append(entry);
+          }
+
+          @Override
+          public void close() {}
+        };
+    Hub hub1 = start(failing, 0);
+    int port = hub1.server().localAddress().getPort();
+    BlockingQueue<SequencedFrame> inbox = new LinkedBlockingQueue<>();
+    BlockingQueue<ConnectionState> states = new LinkedBlockingQueue<>();
+    RunnerClient client = runner(hub1.server().url(), inbox, states);
+    await(hub1.events(), e -> e instanceof HubEvent.RunnerUp);
+    hub1.server().assign(KEY, TaskSpec.builder("T", "feature", "count").build(), "a", invocation());
+    assertInstanceOf(TaskAssign.class, inbox.poll(20, TimeUnit.SECONDS));
+    sendAll(client, 1, 200);
+
+    ConnectionState cut =
+        await(
+            states,
+            s -> s.status() == ConnectionState.Status.DISCONNECTED && s.closeCode().isPresent());
+    assertEquals(CloseCodes.INTERNAL_ERROR, cut.closeCode().getAsInt());
+    ExecutionException failed =
+        assertThrows(
+            ExecutionException.class,
+            () -> hub1.ended().toCompletableFuture().get(20, TimeUnit.SECONDS));
+    ProtocolException why = assertInstanceOf(ProtocolException.class, failed.getCause());
+    assertEquals(Code.E_PRO_010, why.diagnostic().code());
+    List<HubEvent> beforeEvents = new ArrayList<>();
+    hub1.events().drainTo(beforeEvents);
+    List<Long> before = progressSeqs(beforeEvents);
+    assertEquals(100, before.size(), "published exactly what the journal kept");
+    hub1.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS);
+
+    Hub hub2 = start(memory, port);
+    client.send(report()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertOnceInOrder(before, appliedUntilReport(hub2.events()), 200);
+  }
+
+  private static Invocation invocation() {
+    return Invocation.builder("capsule:count").build();
+  }
+}

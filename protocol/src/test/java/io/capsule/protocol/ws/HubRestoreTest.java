@@ -1,0 +1,79 @@
+package io.capsule.protocol.ws;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.capsule.config.diag.Code;
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.ProtocolException;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.ws.HubJournal.Direction;
+import io.capsule.protocol.ws.HubJournal.Entry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Rebuilding the hub's sequencing from journal entries: what it restores, what it refuses. */
+class HubRestoreTest {
+  private static final ProtocolConfig CONFIG = ProtocolConfig.builder().build();
+  private static final List<Entry> H = FileHubJournalTest.history(); // assign, text, cancel, report
+  private static final RunnerKey OTHER = new RunnerKey("p", "r-2");
+
+  @Test
+  void aFinishedHistoryRestoresNoOpenTask() {
+    assertEquals(0, HubCore.restore(CONFIG, H).openTasks());
+  }
+
+  @Test
+  void anUnfinishedHistoryRestoresTheOpenTask() {
+    assertEquals(1, HubCore.restore(CONFIG, H.subList(0, 3)).openTasks());
+  }
+
+  static Stream<Arguments> outOfOrder() {
+    return Stream.of(
+        Arguments.of(
+            "a sent frame skips a seq",
+            List.of(
+                H.get(0),
+                new Entry(H.get(2).runner(), Direction.SENT, H.get(2).frame().withSeq(3)))),
+        Arguments.of("a sent frame repeats a seq", List.of(H.get(0), H.get(0))),
+        Arguments.of("an applied frame skips a seq", List.of(H.get(0), H.get(3))),
+        Arguments.of("an applied frame repeats", List.of(H.get(0), H.get(1), H.get(1))),
+        Arguments.of(
+            "another runner's history mixed in",
+            List.of(H.get(0), new Entry(OTHER, Direction.SENT, H.get(2).frame()))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("outOfOrder")
+  void aJournalThatDoesNotReplayIsRefusedNamingTheEntry(String why, List<Entry> entries) {
+    ProtocolException e =
+        assertThrows(ProtocolException.class, () -> HubCore.restore(CONFIG, entries));
+    assertEquals(Code.E_PRO_010, e.diagnostic().code(), why);
+    assertTrue(e.getMessage().contains("journal entry " + entries.size()), e.getMessage());
+  }
+
+  @Test
+  void aLongHistoryOfFinishedTasksRestoresInOrder() {
+    List<Entry> many = new ArrayList<>();
+    for (int t = 0; t < 500; t++) {
+      String task = "T-" + t;
+      for (Entry e : H) {
+        many.add(new Entry(e.runner(), e.direction(), retask(e, task)));
+      }
+    }
+    assertEquals(0, HubCore.restore(CONFIG, many).openTasks());
+  }
+
+  private static SequencedFrame retask(Entry e, String task) {
+    String wire =
+        FrameCodec.shared().encodeToString(e.frame()).replace("\"T-1\"", "\"" + task + "\"");
+    return (SequencedFrame) FrameCodec.shared().decode(wire, false);
+  }
+}
