@@ -5,13 +5,18 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.ws.FileHubJournal;
+import io.capsule.protocol.ws.HubJournal;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorSystem;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,6 +48,21 @@ final class HubCommand implements Callable<Integer> {
       description = "the shared token secret, at least 32 bytes (required)")
   Path secretFile;
 
+  @Option(
+      names = "--state-dir",
+      description =
+          "keep the hub's journal here (tasks, events, sequence numbers) so a restarted hub"
+              + " resumes its runners with nothing lost or repeated; without it the hub forgets"
+              + " everything when it stops")
+  Path stateDir;
+
+  @Option(
+      names = "--fsync",
+      description =
+          "with --state-dir: flush each journal entry to disk, to survive a machine crash too"
+              + " (a killed hub process loses nothing without it)")
+  boolean fsync;
+
   @Override
   public Integer call() throws InterruptedException {
     if (project == null || secretFile == null) {
@@ -60,27 +80,83 @@ final class HubCommand implements Callable<Integer> {
     }
     String host = listen.substring(0, colon);
     int port = Integer.parseInt(listen.substring(colon + 1));
-    ActorSystem<Void> system = CliSystem.create("capsule-hub", settings);
-    ReferenceHub hub =
-        ReferenceHub.start(system, RuntimeWiring.protocol(settings), tokens, project, host, port)
-            .toCompletableFuture()
-            .join();
     PrintWriter out = spec.commandLine().getOut();
+    HubJournal journal =
+        stateDir == null ? HubJournal.none() : FileHubJournal.open(stateDir, fsync);
+    ActorSystem<Void> system = CliSystem.create("capsule-hub", settings);
+    ReferenceHub hub;
+    try {
+      hub =
+          ReferenceHub.start(
+                  system, RuntimeWiring.protocol(settings), tokens, project, host, port, journal)
+              .toCompletableFuture()
+              .join();
+    } catch (RuntimeException e) {
+      system.terminate();
+      journal.close();
+      throw e instanceof CompletionException && e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    if (journal instanceof FileHubJournal file) {
+      out.println(restoredLine(file));
+    }
     out.println("hub for project " + project + " listening on " + hub.apiUrl());
     out.println("runners connect to " + hub.runnerUrl());
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  hub.stop().toCompletableFuture().join();
-                  system.terminate();
-                  stopped.countDown();
-                },
-                "capsule-hub-stop"));
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    hub.terminated()
+        .whenComplete(
+            (d, e) -> {
+              if (e != null) { // the hub stopped itself: it could not keep its journal
+                failure.set(e);
+                stopped.countDown();
+              }
+            });
+    Thread hook =
+        new Thread(
+            () -> {
+              hub.stop().toCompletableFuture().join();
+              system.terminate();
+              journal.close();
+              stopped.countDown();
+            },
+            "capsule-hub-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
     stopped.await();
-    return ExitCodes.DONE;
+    Throwable e = failure.get();
+    if (e == null) {
+      return ExitCodes.DONE;
+    }
+    Runtime.getRuntime().removeShutdownHook(hook);
+    hub.stop().toCompletableFuture().join();
+    system.terminate();
+    journal.close();
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    if (cause instanceof DiagnosticException d) {
+      throw d;
+    }
+    throw new IllegalStateException("the hub stopped: " + cause, cause);
+  }
+
+  private static String restoredLine(FileHubJournal journal) {
+    long tasks = journal.recorded().stream().filter(e -> e.frame() instanceof TaskAssign).count();
+    String line =
+        tasks == 0
+            ? "journal " + journal.file() + " (new)"
+            : "journal "
+                + journal.file()
+                + ": restored "
+                + tasks
+                + (tasks == 1 ? " task" : " tasks")
+                + " from "
+                + journal.recorded().size()
+                + " entries";
+    return journal.droppedTornBytes() == 0
+        ? line
+        : line
+            + " (dropped a torn last entry of "
+            + journal.droppedTornBytes()
+            + " bytes: the hub had not acted on it)";
   }
 
   @Command(

@@ -3,8 +3,13 @@ package io.capsule.cli.hub;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
 import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskCancel;
+import io.capsule.protocol.frame.TaskProgress;
+import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.ws.HubEvent;
+import io.capsule.protocol.ws.HubJournal;
 import io.capsule.protocol.ws.HubServer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -18,17 +23,24 @@ import org.apache.pekko.stream.javadsl.Sink;
 /**
  * {@code capsule hub}: the protocol's hub endpoint ({@code /v1/runner}) and the task API ({@link
  * HubApi}) on one listening address, with the hub's events recorded in a {@link TaskBook}.
+ *
+ * <p>With a {@link HubJournal} the hub survives its own restart: the journal holds every task's
+ * assignment, cancel and applied progress, so a new hub on it rebuilds the task book (state,
+ * events, reports: the SSE ids go on where they stopped) and the protocol's sequencing (runners
+ * resume; nothing is lost or applied twice).
  */
 public final class ReferenceHub {
   private final HubServer hub;
   private final ServerBinding binding;
+  private final CompletionStage<Done> events;
 
-  private ReferenceHub(HubServer hub, ServerBinding binding) {
+  private ReferenceHub(HubServer hub, ServerBinding binding, CompletionStage<Done> events) {
     this.hub = hub;
     this.binding = binding;
+    this.events = events;
   }
 
-  /** Binds on {@code host:port} (port 0: a free one) for {@code projectId}. */
+  /** Binds on {@code host:port} (port 0: a free one) for {@code projectId}; remembers nothing. */
   public static CompletionStage<ReferenceHub> start(
       ActorSystem<?> system,
       ProtocolConfig config,
@@ -36,14 +48,33 @@ public final class ReferenceHub {
       String projectId,
       String host,
       int port) {
-    HubServer hub = HubServer.create(system, config, tokens);
+    return start(system, config, tokens, projectId, host, port, HubJournal.none());
+  }
+
+  /**
+   * Binds on {@code host:port} for {@code projectId}, starting from what {@code journal} recorded
+   * and recording into it. The caller closes the journal after {@link #stop()}.
+   *
+   * @throws io.capsule.protocol.ProtocolException {@code E-PRO-010} when the journal does not
+   *     replay
+   */
+  public static CompletionStage<ReferenceHub> start(
+      ActorSystem<?> system,
+      ProtocolConfig config,
+      ProjectTokens tokens,
+      String projectId,
+      String host,
+      int port,
+      HubJournal journal) {
     TaskBook book = new TaskBook();
-    hub.events().runWith(Sink.foreach(e -> record(book, e)), system);
+    journal.recorded().forEach(entry -> restore(book, entry));
+    HubServer hub = HubServer.create(system, config, tokens, journal);
+    CompletionStage<Done> events = hub.events().runWith(Sink.foreach(e -> record(book, e)), system);
     HubApi api = new HubApi(system, hub, book, tokens, projectId);
     return Http.get(system)
         .newServerAt(host, port)
         .bind(concat(hub.route(), api.route()))
-        .thenApply(b -> new ReferenceHub(hub, b));
+        .thenApply(b -> new ReferenceHub(hub, b, events));
   }
 
   private static void record(TaskBook book, HubEvent e) {
@@ -52,6 +83,29 @@ public final class ReferenceHub {
     } else if (e instanceof HubEvent.Report r) {
       book.report(r.report());
     }
+  }
+
+  /** One journal entry into the book, as if it had happened in this hub. */
+  private static void restore(TaskBook book, HubJournal.Entry entry) {
+    if (entry.frame() instanceof TaskAssign a) {
+      String backend = a.invocation().backend();
+      String capsule = backend.startsWith("capsule:") ? backend.substring(8) : backend;
+      book.add(new TaskBook.Task(a.taskId(), capsule, entry.runner(), a.task().json()));
+    } else if (entry.frame() instanceof TaskCancel c) {
+      book.get(c.taskId()).ifPresent(TaskBook.Task::markCancelRequested);
+    } else if (entry.frame() instanceof TaskProgress p) {
+      book.progress(p);
+    } else if (entry.frame() instanceof TaskReport r) {
+      book.report(r);
+    }
+  }
+
+  /**
+   * Completes when the hub stops; fails when it stopped on its own because it could not keep its
+   * journal ({@code E-PRO-010}).
+   */
+  public CompletionStage<Done> terminated() {
+    return events;
   }
 
   public InetSocketAddress address() {

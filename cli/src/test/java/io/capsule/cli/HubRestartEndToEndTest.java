@@ -1,0 +1,266 @@
+package io.capsule.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.ConnectionState;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code capsule hub --state-dir} as a real process, killed with SIGKILL in the middle of a run and
+ * started again on the same port and directory, with a runner (in this JVM) that keeps working
+ * through the outage: the task's events come out 1..n with no gap and no repeat across both hub
+ * processes, the report arrives once, and a cancel sent by the restarted hub still reaches the run.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class HubRestartEndToEndTest {
+  private static final String PROJECT = "demo";
+
+  @TempDir static Path work;
+
+  private Path capsules;
+  private Path state;
+  private Path secret;
+  private Path gate;
+  private Path finished;
+  private int port;
+  private Process hubProcess;
+  private final List<String> hubOutput = new ArrayList<>();
+  private ActorSystem<Void> runnerSystem;
+  private RunnerNode runner;
+  private HubApiClient api;
+
+  @BeforeAll
+  void start() throws Exception {
+    capsules = Files.createDirectories(work.resolve("capsules"));
+    state = work.resolve("state");
+    secret =
+        Files.writeString(work.resolve("hub.secret"), "a test secret of forty bytes, or so ok");
+    gate = fifo("gate");
+    finished = fifo("finished");
+    TestCapsules.capsule(capsules, "paced", pacedHarness(gate, finished));
+    TestCapsules.capsule(capsules, "slow", TestCapsules.slowHarness());
+    try (ServerSocket probe = new ServerSocket(0)) {
+      port = probe.getLocalPort(); // the hub must come back on the port the runner dials
+    }
+    hubProcess = startHub();
+    ProjectTokens tokens = new ProjectTokens(Files.readAllBytes(secret), Duration.ofSeconds(30));
+    String token = tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(30));
+    api = new HubApiClient("http://127.0.0.1:" + port, token);
+    // Redial within half a second, so the runner is back soon after the hub is.
+    CapsuleSettings settings =
+        CapsuleSettings.from(
+            ConfigFactory.parseString(
+                    "capsule.protocol.reconnect { min-backoff = 100ms, max-backoff = 500ms }")
+                .withFallback(ConfigFactory.load()));
+    runnerSystem = ActorSystem.create(Behaviors.empty(), "runner");
+    CompletableFuture<Void> connected = new CompletableFuture<>();
+    runner =
+        RunnerNode.start(
+            runnerSystem,
+            settings,
+            "ws://127.0.0.1:" + port + "/v1/runner",
+            PROJECT,
+            TokenSource.fixed(token),
+            capsules,
+            4,
+            s -> {
+              if (s.status() == ConnectionState.Status.CONNECTED) {
+                connected.complete(null);
+              }
+            });
+    connected.get(60, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (runner != null) {
+      runner.close();
+    }
+    if (runnerSystem != null) {
+      runnerSystem.terminate();
+      runnerSystem.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+    if (hubProcess != null) {
+      hubProcess.destroy();
+      hubProcess.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void killingTheHubMidRunLosesNothingAndRepeatsNothing() throws Exception {
+    api.submit("{\"capsule\":\"paced\",\"goal\":\"count\",\"id\":\"t-paced\"}");
+    // The harness streams 100 words, then waits at the gate: the hub dies mid-run.
+    List<HubApiClient.Sse> before = api.follow("t-paced", 0, id -> id >= 60);
+    assertTrue(before.size() >= 60, "the first hub streamed the run's start: " + before.size());
+    killHub();
+
+    // No hub: the run goes on (100 more words and the result) and the runner keeps it all.
+    Files.writeString(gate, "go\n"); // blocks until the harness reads the gate
+    assertEquals("finished\n", Files.readString(finished)); // it printed everything
+
+    hubProcess = startHub();
+    assertTrue(
+        hubOutput.stream().anyMatch(l -> l.contains("restored")),
+        "the hub says what it restored: " + hubOutput);
+    long last = before.get(before.size() - 1).id();
+    List<HubApiClient.Sse> after = api.follow("t-paced", last);
+    List<HubApiClient.Sse> all = new ArrayList<>(before);
+    all.addAll(after);
+    HubApiClient.assertContiguous(all);
+
+    JsonNode report = all.get(all.size() - 1).data();
+    assertEquals("done", report.get("status").asText());
+    StringBuilder streamed = new StringBuilder();
+    all.stream()
+        .filter(e -> e.event().equals("text") && e.data().has("delta"))
+        .forEach(e -> streamed.append(e.data().get("delta").asText()));
+    assertEquals(report.get("summary_business").asText(), streamed.toString());
+    assertEquals(200, streamed.toString().split(" ").length, "every word once");
+
+    // The restarted hub holds the whole history: a new reader from 0 sees the same events.
+    assertEquals(all, api.follow("t-paced", 0));
+    JsonNode task = api.get("/v1/tasks/t-paced");
+    assertEquals("done", task.get("state").asText());
+    assertEquals(all.size(), task.get("events").asInt());
+  }
+
+  @Test
+  void aCancelFromTheRestartedHubReachesARunStartedBeforeTheKill() throws Exception {
+    api.submit("{\"capsule\":\"slow\",\"goal\":\"take your time\",\"id\":\"t-slow-restart\"}");
+    List<HubApiClient.Sse> before = api.follow("t-slow-restart", 0, id -> id >= 4);
+    assertTrue(before.size() >= 4, "running, and the harness has spoken: " + before);
+    killHub();
+    hubProcess = startHub();
+
+    JsonNode cancel = api.post("/v1/tasks/t-slow-restart/cancel");
+    assertTrue(cancel.get("canceled").asBoolean(), cancel.toString());
+    List<HubApiClient.Sse> all = api.follow("t-slow-restart", 0);
+    HubApiClient.assertContiguous(all);
+    JsonNode report = all.get(all.size() - 1).data();
+    assertEquals("failed", report.get("status").asText());
+    assertEquals("canceled", report.get("failure_type").asText());
+    assertTrue(api.get("/v1/tasks/t-slow-restart").get("cancel_requested").asBoolean());
+    assertTrue(
+        TestCapsules.harnessesAlive("slow-harness-marker").isEmpty(),
+        "the harness outlived its run");
+  }
+
+  // --- the hub process ---
+
+  /** Starts {@code capsule hub} and returns once it listens (it prints its URLs then). */
+  private Process startHub() throws Exception {
+    hubOutput.clear();
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                CapsuleMain.class.getName(),
+                "hub",
+                "--listen",
+                "127.0.0.1:" + port,
+                "--project",
+                PROJECT,
+                "--secret-file",
+                secret.toString(),
+                "--state-dir",
+                state.toString())
+            .redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("hub.log").toFile()))
+            .start();
+    CompletableFuture<Void> listening = new CompletableFuture<>();
+    Thread drain =
+        new Thread(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                  synchronized (hubOutput) {
+                    hubOutput.add(line);
+                  }
+                  if (line.contains("listening on")) {
+                    listening.complete(null);
+                  }
+                }
+              } catch (IOException e) {
+                // the process is gone; whoever waits learns it below
+              }
+              listening.completeExceptionally(
+                  new AssertionError("the hub exited before listening; see " + work));
+            },
+            "hub-stdout");
+    drain.setDaemon(true);
+    drain.start();
+    listening.get(90, TimeUnit.SECONDS);
+    return p;
+  }
+
+  /** SIGKILL: no shutdown hook, no close frames; whatever the hub had not written is gone. */
+  private void killHub() throws InterruptedException {
+    hubProcess.destroyForcibly();
+    assertTrue(hubProcess.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(137, hubProcess.exitValue(), "killed by SIGKILL");
+  }
+
+  private Path fifo(String name) throws Exception {
+    Path p = work.resolve(name);
+    Process mk = new ProcessBuilder("mkfifo", p.toString()).start();
+    assertEquals(0, mk.waitFor());
+    return p;
+  }
+
+  /**
+   * Streams words 1..100, waits until the test opens the gate, streams 101..200 and the whole text
+   * as the result, then tells the test through the second FIFO that it printed everything.
+   */
+  private static String pacedHarness(Path gate, Path finished) {
+    return "#!/bin/sh\n"
+        + "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
+        + "read -r turn\n"
+        + "text=''\n"
+        + "emit() {\n"
+        + "  i=$1\n"
+        + "  while [ $i -le $2 ]; do\n"
+        + "    w=\"w$i\"; [ $i -gt 1 ] && w=\" w$i\"\n"
+        + "    printf '{\"type\":\"delta\",\"text\":\"%s\"}\\n' \"$w\"; text=\"$text$w\"\n"
+        + "    i=$((i+1))\n"
+        + "  done\n"
+        + "}\n"
+        + "emit 1 100\n"
+        + "read -r go < '"
+        + gate
+        + "'\n"
+        + "emit 101 200\n"
+        + "printf '{\"type\":\"result\",\"text\":\"%s\"}\\n' \"$text\"\n"
+        + "echo finished > '"
+        + finished
+        + "'\n";
+  }
+}
