@@ -392,6 +392,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private Behavior<Command> onAssign(Assign a) {
     Session s = sessions.computeIfAbsent(a.key(), k -> new Session(SeqState.of(config)));
     try {
+      Wire.capped( // refused before it takes a seq: the runner could never accept it
+          a.assign().withSeq(s.seq.lastEmitted(a.assign().taskId()) + 1), config.frameCapBytes());
       TaskAssign numbered = s.seq.emit(a.assign());
       if (!record(a.key(), Direction.SENT, numbered)) {
         a.reply().completeExceptionally(journalFailure);
@@ -416,7 +418,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       return this;
     }
     try {
-      TaskCancel numbered = s.seq.emit(new TaskCancel(c.taskId(), c.reason()));
+      TaskCancel cancel = new TaskCancel(c.taskId(), c.reason());
+      Wire.capped(cancel.withSeq(s.seq.lastEmitted(c.taskId()) + 1), config.frameCapBytes());
+      TaskCancel numbered = s.seq.emit(cancel);
       if (!record(key, Direction.SENT, numbered)) {
         c.reply().completeExceptionally(journalFailure);
         return halt();

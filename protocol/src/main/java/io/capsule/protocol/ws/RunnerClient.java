@@ -96,12 +96,14 @@ public final class RunnerClient {
       new java.util.concurrent.atomic.AtomicLong();
 
   private final ActorSystem<?> system;
+  private final Settings settings;
   private final ActorRef<RunnerCore.Command> core;
   private final Source<SequencedFrame, NotUsed> inbound;
   private final RunnerCore.StateCell state = new RunnerCore.StateCell();
 
   private RunnerClient(ActorSystem<?> system, Settings settings) {
     this.system = system;
+    this.settings = settings;
     Schemas.preload();
     // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one
     // subscribes within the materializer's subscription timeout; the hub instead holds elements
@@ -152,6 +154,11 @@ public final class RunnerClient {
    */
   public Source<SequencedFrame, NotUsed> inbound() {
     return inbound;
+  }
+
+  /** The largest frame the hub accepts: {@link #send} refuses bigger ones ({@code E-PRO-005}). */
+  public int frameCapBytes() {
+    return settings.config().frameCapBytes();
   }
 
   /** The latest connection state. */

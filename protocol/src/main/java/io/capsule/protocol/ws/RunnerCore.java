@@ -144,7 +144,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
 
   private Behavior<Command> onSend(Send s) {
     SequencedFrame numbered;
+    Message message;
     try {
+      // Encoded with the seq emit will give it, checked against the cap before it takes the seq.
+      message =
+          Wire.capped(
+              s.frame().withSeq(seq.lastEmitted(s.frame().taskId()) + 1), config.frameCapBytes());
       numbered = seq.emit(s.frame());
     } catch (ProtocolException e) {
       s.reply().completeExceptionally(e);
@@ -152,7 +157,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     }
     if (conn != null && conn.ready) {
       // Written or not, the frame is safe in the replay buffer: complete either way.
-      conn.out.offer(Wire.text(numbered)).whenComplete((d, e) -> s.reply().complete(numbered));
+      conn.out.offer(message).whenComplete((d, e) -> s.reply().complete(numbered));
     } else {
       s.reply().complete(numbered);
     }

@@ -5,6 +5,7 @@ import io.capsule.protocol.ProtocolException.FrameRejected;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Frame;
 import io.capsule.protocol.frame.Ping;
+import io.capsule.protocol.frame.SequencedFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,6 +26,31 @@ final class Wire {
 
   static Message text(Frame frame) {
     return TextMessage.create(CODEC.encodeToString(frame));
+  }
+
+  /**
+   * The frame as a message, refused before it is sent when it is above the peer's {@code cap}: the
+   * peer would close the connection with 1009 and the replay after the reconnect would bring the
+   * same frame again, wedging the connection for every task on it.
+   *
+   * @throws FrameRejected {@code E-PRO-005}
+   */
+  static Message capped(SequencedFrame frame, int cap) {
+    byte[] bytes = CODEC.encode(frame);
+    if (bytes.length > cap) {
+      throw new FrameRejected(
+          Code.E_PRO_005,
+          "a "
+              + frame.type()
+              + " frame of task "
+              + frame.taskId()
+              + " would be "
+              + bytes.length
+              + " bytes, above the frame cap of "
+              + cap
+              + "; it was not sent (the peer would refuse it with 1009)");
+    }
+    return TextMessage.create(new String(bytes, StandardCharsets.UTF_8));
   }
 
   /** A heartbeat ping with a fresh nonce. */
