@@ -90,15 +90,19 @@ final class HubApiClient {
   }
 
   JsonNode submit(String body) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(apiUrl + "/v1/tasks"))
-                .header("Authorization", "Bearer " + token)
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = submitRaw(body);
     assertEquals(201, r.statusCode(), r.body());
     return JSON.readTree(r.body());
+  }
+
+  /** POST /v1/tasks: the raw response, whatever the status. */
+  HttpResponse<String> submitRaw(String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(apiUrl + "/v1/tasks"))
+            .header("Authorization", "Bearer " + token)
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   JsonNode get(String path) throws Exception {

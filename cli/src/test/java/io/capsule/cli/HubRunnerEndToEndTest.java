@@ -174,6 +174,19 @@ class HubRunnerEndToEndTest {
   }
 
   @Test
+  void aTaskTooBigForOneFrameIsRefusedAndTheRunnerStaysUsable() throws Exception {
+    String goal = "x".repeat(2 * 1024 * 1024); // above the 1 MiB frame cap
+    HttpResponse<String> r =
+        api.submitRaw("{\"capsule\":\"hello\",\"id\":\"t-huge\",\"goal\":\"" + goal + "\"}");
+    assertEquals(413, r.statusCode(), r.body().substring(0, Math.min(300, r.body().length())));
+    assertTrue(r.body().contains("E-PRO-005"), r.body());
+    assertEquals(404, api.getAs("/v1/tasks/t-huge", token).statusCode(), "nothing was kept");
+    api.submit("{\"capsule\":\"hello\",\"goal\":\"Say hello\",\"id\":\"t-after-huge\"}");
+    List<HubApiClient.Sse> events = api.follow("t-after-huge", 0);
+    assertEquals("done", events.get(events.size() - 1).data().get("status").asText());
+  }
+
+  @Test
   void theApiAndTheRunnerEndpointRefuseAWrongToken() throws Exception {
     ProjectTokens other =
         new ProjectTokens(

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.capsule.config.diag.Code;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
@@ -29,6 +30,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
@@ -192,21 +194,26 @@ final class HubApi {
     if (!book.add(task)) {
       return json(StatusCodes.CONFLICT, error("task " + spec.id() + " exists"));
     }
-    CompletionStage<ObjectNode> assigned =
+    CompletionStage<Pair<StatusCode, ObjectNode>> assigned =
         hub.assign(
                 runner.get(), spec, req.path("role").asText("agent"), Invocation.wrap(invocation))
-            .thenApply(a -> task.view())
+            .thenApply(a -> Pair.<StatusCode, ObjectNode>create(StatusCodes.CREATED, task.view()))
             .exceptionally(
                 e -> {
                   book.remove(spec.id());
-                  return error("the hub refused the assignment: " + e.getMessage());
+                  Throwable cause = e instanceof CompletionException ? e.getCause() : e;
+                  if (cause instanceof DiagnosticException d) {
+                    StatusCode status =
+                        d.code() == Code.E_PRO_005
+                            ? StatusCodes.CONTENT_TOO_LARGE // the task cannot fit in one frame
+                            : StatusCodes.SERVICE_UNAVAILABLE;
+                    return Pair.create(status, error(d.diagnostic().render()));
+                  }
+                  return Pair.<StatusCode, ObjectNode>create(
+                      StatusCodes.SERVICE_UNAVAILABLE,
+                      error("the hub refused the assignment: " + cause));
                 });
-    return onSuccess(
-        assigned,
-        view ->
-            view.has("error")
-                ? json(StatusCodes.SERVICE_UNAVAILABLE, view)
-                : json(StatusCodes.CREATED, view));
+    return onSuccess(assigned, answer -> json(answer.first(), answer.second()));
   }
 
   private static TaskSpec taskSpec(JsonNode req) {
