@@ -1,45 +1,27 @@
 package io.capsule.runtime;
 
 import io.capsule.config.diag.Code;
-import io.capsule.config.diag.Diagnostic;
-import io.capsule.config.diag.DiagnosticException;
-import io.capsule.driver.api.Bridge;
-import io.capsule.driver.api.Event;
-import io.capsule.driver.api.ExitStatus;
-import io.capsule.driver.api.InterruptMethod;
 import io.capsule.driver.api.LaunchPlan;
-import io.capsule.driver.api.LaunchRequest;
 import io.capsule.driver.api.LaunchResult;
 import io.capsule.driver.api.Session;
-import io.capsule.driver.api.SessionMode;
-import io.capsule.runtime.bridge.ToolCallEvent;
-import io.capsule.runtime.bridge.ToolWorkspace;
 import io.capsule.runtime.core.Ending;
-import io.capsule.runtime.core.LedgerStep;
 import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.core.TraceWriter;
 import io.capsule.runtime.core.TurnLedger;
-import io.capsule.runtime.core.UsageSplits;
 import io.capsule.runtime.harness.AppliedLaunch;
 import io.capsule.runtime.harness.HarnessProcess;
-import io.capsule.runtime.harness.LaunchPlanApplier;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunPhase;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -52,6 +34,13 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * child owns the process group, the {@link ProtocolSession} child reports, and file work runs on
  * the blocking dispatcher. Every wait is a timer: version probe bound, inactivity window, terminal
  * grace, interrupt grace (absolute), stdout drain bound.
+ *
+ * <p>This class is the run's start (resolve the capsule, plan the session, probe the version, start
+ * the bridge, launch, apply the plan, spawn the harness) and the routing of every message. The rest
+ * is done by collaborators confined to this actor: {@link RunTurn} (the turn once the harness
+ * runs), {@link RunEnding} (endings, the order of the end, the report), and the views of the
+ * children ({@link RunDriver}, {@link RunHarness}, {@link RunBridge}); {@link RunLaunch}, {@link
+ * RunEnd} and {@link ToolNarrowing} are pure.
  *
  * <p>Endings: the first one decided wins, except a cancel, after which the outcome is canceled
  * whatever follows (a cancel after the outcome is decided changes nothing). The run reports exactly
@@ -91,7 +80,11 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
     INSTANCE
   }
 
-  private enum Tick implements Command {
+  /**
+   * The run's timers. Only the run receives them; package-private because its collaborators ({@link
+   * RunTurn}, {@link RunHarness}) start and cancel them on its {@link TimerScheduler}.
+   */
+  enum Tick implements Command {
     PROBE_BOUND,
     INACTIVITY,
     TERMINAL_GRACE,
@@ -105,37 +98,20 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   private final String taskId;
   private final TimerScheduler<Command> timers;
   private final Executor blocking;
-  private final ActorRef<ProtocolSession.Command> session;
-  private final ActorRef<Driver.Reply> driverReplies;
-  private final Instant startedAt;
   private final Path runDir;
-  private final TraceWriter trace;
+  private final RunJournal journal;
+  private final RunDriver driver;
+  private final RunHarness harness;
+  private final RunBridge bridge = new RunBridge();
+  private final RunEnding ending;
+  private final RunTurn turn;
 
   private ResolvedCapsule capsule;
   private Session plannedSession;
-  private TurnLedger ledger;
   private Optional<String> harnessVersion = Optional.empty();
   private LaunchPlan plan;
-  private ActorRef<Driver.Command> driver;
-  private ActorRef<HarnessProcess.Command> harness;
-  private AppliedLaunch applied;
-  private Optional<Ending> ending = Optional.empty();
-  private Optional<Ending.Canceled> canceled = Optional.empty();
-  private boolean parsing;
-  private boolean classifying;
-  private boolean stdoutEnded;
-  private boolean drainElapsed;
-  private boolean killSent;
-  private boolean graceStarted;
-  private HarnessProcess.Exited exited;
-  private boolean finished;
-  private Optional<Diagnostic> stdinFailure = Optional.empty();
   private boolean applying;
   private boolean reported;
-  private ActorRef<ToolBridgeHost.Command> bridgeHost;
-  private Optional<Bridge> bridge = Optional.empty();
-  private boolean bridgeStopping;
-  private int bridgeCallsInFlight;
 
   public static Behavior<Command> create(RunStart start, RunServices services) {
     return Behaviors.setup(
@@ -157,23 +133,39 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         ctx.getSystem()
             .dispatchers()
             .lookup(DispatcherSelector.fromConfig(limits.blockingDispatcher()));
-    this.startedAt = services.clock().instant();
+    Instant startedAt = services.clock().instant();
     this.runDir = limits.workRoot().resolve(RunDirs.name(taskId, startedAt));
-    this.trace = RunDirs.openTrace(runDir, services);
-    this.driverReplies = ctx.messageAdapter(Driver.Reply.class, FromDriver::new);
+    TraceWriter trace = RunDirs.openTrace(runDir, services);
     // ProtocolSession: restarted on failure; it holds no buffer of its own (the hub link's
     // sequencing machine does), so a restart loses nothing.
-    this.session =
+    ActorRef<ProtocolSession.Command> session =
         ctx.spawn(
             Behaviors.supervise(
                     ProtocolSession.create(taskId, start.listener(), start.hub(), ctx.getSelf()))
-                .onFailure(org.apache.pekko.actor.typed.SupervisorStrategy.restart()),
+                .onFailure(SupervisorStrategy.restart()),
             "session");
-    trace.write(
+    this.journal = new RunJournal(taskId, trace, session);
+    this.driver = new RunDriver(ctx.messageAdapter(Driver.Reply.class, FromDriver::new));
+    this.harness = new RunHarness(timers, limits);
+    this.ending =
+        new RunEnding(
+            start,
+            journal,
+            harness,
+            driver,
+            bridge,
+            timers,
+            services.clock(),
+            startedAt,
+            blocking,
+            (cleanup, outcome) -> ctx.pipeToSelf(cleanup, (v, err) -> new Cleaned(outcome)));
+    this.turn =
+        new RunTurn(journal, harness, driver, bridge, ending, timers, limits, services.clock());
+    journal.trace(
         TraceRecord.of("run_start")
             .with("task_id", taskId)
             .with("capsule", start.request().capsule().key()));
-    progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
     services
         .registry()
         .tell(
@@ -191,24 +183,30 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
         .onMessage(Probed.class, this::onProbed)
         .onMessage(Applied.class, this::onApplied)
         .onMessage(FromDriver.class, this::onDriver)
-        .onMessage(FromHarness.class, this::onHarness)
+        .onMessage(FromHarness.class, m -> then(() -> turn.onHarness(m.event())))
         .onMessage(ChildStopped.class, this::onChildStopped)
         .onMessage(Tick.class, this::onTick)
         .onMessage(Reported.class, r -> onReported())
         .onMessage(Cleaned.class, this::onCleaned)
         .onMessage(FromBridge.class, this::onBridge)
-        .onMessageEquals(BridgeGone.INSTANCE, this::onBridgeGone)
-        .onSignal(PostStop.class, s -> release())
+        .onMessageEquals(BridgeGone.INSTANCE, () -> then(ending::bridgeGone))
+        .onSignal(PostStop.class, s -> then(ending::release))
         .build();
   }
 
-  // --- before the harness -------------------------------------------------------------------
+  /** Runs a step of a collaborator; the run's behaviour stays the same. */
+  private Behavior<Command> then(Runnable step) {
+    step.run();
+    return this;
+  }
+
+  // --- the start ------------------------------------------------------------------------------
 
   private Behavior<Command> onResolved(Resolved r) {
     if (r.resolution() instanceof DriverRegistry.Refused refused) {
-      return decide(new Ending.Blocked(refused.diagnostic()));
+      return then(() -> ending.decide(new Ending.Blocked(refused.diagnostic())));
     }
-    if (finished || canceled.isPresent()) {
+    if (ending.finished() || ending.canceled()) {
       return this;
     }
     capsule = ((DriverRegistry.Ready) r.resolution()).capsule();
@@ -223,19 +221,15 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
   }
 
   private Behavior<Command> onPlanned(Planned p) {
-    if (finished || canceled.isPresent()) {
+    if (ending.finished() || ending.canceled()) {
       return this;
     }
     plannedSession = p.session();
-    var inference = capsule.manifest().inference();
-    ledger =
-        new TurnLedger(
-            taskId,
-            tighter(inference.maxTurns(), start.request().maxTurns()),
-            tighter(inference.maxSessionTokens(), start.request().maxTokens()),
-            plannedSession.mode() == SessionMode.RESUME);
-    capsule.manifest().warnings().forEach(d -> warn(d.code(), d.message()));
-    progress(new RunEvent.StateChanged(taskId, RunPhase.STARTING));
+    TurnLedger ledger = RunLaunch.ledger(taskId, capsule, start.request(), plannedSession);
+    ending.planned(ledger, plannedSession);
+    turn.planned(ledger, capsule.description().interrupt());
+    capsule.manifest().warnings().forEach(d -> journal.warn(d.code(), d.message()));
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.STARTING));
     timers.startSingleTimer(Tick.PROBE_BOUND, limits.versionProbeTimeout());
     getContext()
         .pipeToSelf(
@@ -252,660 +246,155 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
 
   private Behavior<Command> onProbed(Probed p) {
     if (capsule == null
-        || driver != null
-        || bridgeHost != null
-        || finished
-        || canceled.isPresent()) {
+        || driver.present()
+        || bridge.hosted()
+        || ending.finished()
+        || ending.canceled()) {
       return this;
     }
     timers.cancel(Tick.PROBE_BOUND);
     harnessVersion = p.version();
-    boolean tested =
-        harnessVersion
-            .map(v -> VersionProber.tested(v, capsule.description().testedVersions()))
-            .orElse(false);
-    if (!tested) {
-      warn(
-          Code.W_RUN_002,
-          harnessVersion
-              .map(v -> "harness version '" + v + "' is not a tested version")
-              .orElse("harness version unreadable"));
+    RunLaunch.untested(capsule, harnessVersion).ifPresent(m -> journal.warn(Code.W_RUN_002, m));
+    ToolNarrowing tools = ToolNarrowing.forRun(capsule, start.request(), journal);
+    if (tools.offered().isEmpty()) {
+      return launchDriver();
     }
-    ToolNarrowing tools =
-        ToolNarrowing.of(
-            capsule.manifest().capabilities().shell().allow(), start.request().allowedTools());
-    start
-        .request()
-        .allowedTools()
-        .ifPresent(
-            allowed ->
-                trace.write(
-                    TraceRecord.of("tool_narrowing")
-                        .with("allowed", allowed)
-                        .with("offered", tools.offered())));
-    if (!tools.unknown().isEmpty()) {
-      warn(
-          Code.W_TOOL_010,
-          "invocation.allowed_tools names "
-              + String.join(", ", tools.unknown())
-              + ", not a tool of this capsule; ignored");
-    }
-    if (!tools.offered().isEmpty()) {
-      startBridge(tools.offered()); // launch follows when it is listening
-      return this;
-    }
-    return launchDriver();
+    // The bridge's host: stops on failure and is watched; launch follows when it is listening.
+    ActorRef<ToolBridgeHost.Command> host =
+        getContext()
+            .spawn(
+                RunBridge.host(
+                    limits,
+                    capsule,
+                    services.hostEnv(),
+                    workdir(),
+                    tools.offered(),
+                    blocking,
+                    getContext().messageAdapter(ToolBridgeHost.Report.class, FromBridge::new)),
+                "bridge");
+    getContext().watchWith(host, BridgeGone.INSTANCE);
+    bridge.spawned(host);
+    return this;
   }
 
   private Behavior<Command> launchDriver() {
     // The driver: stops on any failure and is watched; never restarted (its instance holds what
     // launch was told, which a fresh instance would not know).
-    driver =
+    ActorRef<Driver.Command> child =
         getContext()
             .spawn(
                 Driver.create(
                     capsule.drivers(), limits.driverCallTimeout(), limits.blockingDispatcher()),
                 "driver");
-    getContext().watchWith(driver, new ChildStopped("driver"));
-    driver.tell(new Driver.Launch(launchRequest(), driverReplies));
+    getContext().watchWith(child, new ChildStopped("driver"));
+    driver.spawned(child);
+    driver.launch(
+        RunLaunch.request(
+            capsule, start.request(), bridge.bridge(), plannedSession, harnessVersion));
     return this;
   }
 
-  private LaunchRequest launchRequest() {
-    var m = capsule.manifest();
-    Optional<String> model =
-        start
-            .request()
-            .model()
-            .map(String::trim)
-            .filter(s -> !s.isEmpty())
-            .or(() -> m.inference().model());
-    return new LaunchRequest(
-        model,
-        m.inference().systemPrompt().orElse(""),
-        m.inference().driver().configJson(),
-        bridge,
-        plannedSession,
-        harnessVersion,
-        start.request().task());
-  }
-
-  private Behavior<Command> onLaunched(LaunchResult result) {
-    if (result instanceof LaunchResult.Refused refused) {
-      return decide(
-          new Ending.DriverFailed(
-              Diagnostic.of(Code.E_RUN_034, "failed in launch: " + refused.message())
-                  .with("function", "launch")));
+  private Behavior<Command> onDriver(FromDriver m) {
+    if (!(m.reply() instanceof Driver.Launched launched)) {
+      return then(() -> turn.onDriver(m.reply()));
     }
-    plan = ((LaunchResult.Planned) result).plan();
-    Path binary = capsule.binary();
-    Path wd = workdir();
-    List<String> allow = capsule.manifest().capabilities().env().granted();
-    var host = services.hostEnv();
-    LaunchPlan p = plan;
+    if (ending.over()) {
+      return then(ending::settle);
+    }
+    if (launched.result() instanceof LaunchResult.Refused refused) {
+      return then(() -> ending.decide(RunLaunch.refused(refused)));
+    }
+    plan = ((LaunchResult.Planned) launched.result()).plan();
     applying = true;
-    CompletableFuture<AppliedLaunch> work =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                Files.createDirectories(runDir);
-                return LaunchPlanApplier.apply(p, binary, wd, runDir, allow, host);
-              } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-              }
-            },
-            blocking);
-    getContext().pipeToSelf(work, (a, e) -> new Applied(a, RunDirs.unwrap(e)));
+    getContext()
+        .pipeToSelf(
+            RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), blocking),
+            (a, e) -> new Applied(a, RunDirs.unwrap(e)));
     return this;
   }
 
   private Behavior<Command> onApplied(Applied a) {
     applying = false;
     if (a.failure() != null) {
-      Diagnostic d =
-          a.failure() instanceof DiagnosticException de
-              ? de.diagnostic()
-              : Diagnostic.of(
-                  Code.E_RUN_007, "could not prepare the harness: " + a.failure().getMessage());
-      return decide(
-          d.code() == Code.E_RUN_034 ? new Ending.DriverFailed(d) : new Ending.HarnessFailed(d));
+      return then(() -> ending.decide(RunLaunch.notApplied(a.failure())));
     }
-    applied = a.launch();
-    if (finished || ending.isPresent() || canceled.isPresent()) {
+    ending.applied(a.launch());
+    if (ending.over()) {
       // A cancel (or a failure) arrived while the plan was being applied: spawn nothing.
-      return reported ? stopRun() : finishIfReady();
+      return reported ? Behaviors.stopped() : then(ending::settle);
     }
-    trace.write(
-        TraceWriter.harnessStart(
-            capsule.driverName(),
-            capsule.description().harness(),
-            capsule.binary().toString(),
-            harnessVersion,
-            harnessVersion
-                .map(v -> VersionProber.tested(v, capsule.description().testedVersions()))
-                .orElse(false),
-            plannedSession,
-            plan,
-            List.copyOf(applied.env().keySet())));
+    journal.trace(
+        RunLaunch.harnessStart(capsule, harnessVersion, plannedSession, plan, a.launch()));
     // The harness: stops on failure (a restart would spawn the harness again) and is watched.
-    harness =
+    ActorRef<HarnessProcess.Command> child =
         getContext()
             .spawn(
                 HarnessProcess.create(
-                    applied,
+                    a.launch(),
                     getContext().messageAdapter(HarnessProcess.Event.class, FromHarness::new),
                     limits.harness()),
                 "harness");
-    getContext().watchWith(harness, new ChildStopped("harness"));
-    progress(new RunEvent.StateChanged(taskId, RunPhase.RUNNING));
-    timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+    getContext().watchWith(child, new ChildStopped("harness"));
+    harness.spawned(child);
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.RUNNING));
+    turn.started(plan.interruptStdin());
     return this;
   }
 
-  // --- the harness ----------------------------------------------------------------------------
-
-  private Behavior<Command> onHarness(FromHarness m) {
-    HarnessProcess.Event e = m.event();
-    if (e instanceof HarnessProcess.Lines lines) {
-      if (classifying || finished || drainElapsed) {
-        // Output after the run stopped waiting for it: not parsed, only noted.
-        trace.write(
-            TraceRecord.of("harness_note")
-                .with("note", "stdout lines after the end ignored")
-                .with("lines", lines.lines().size()));
-        if (harness != null) {
-          harness.tell(new HarnessProcess.BatchHandled());
-        }
-        return this;
-      }
-      timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
-      parsing = true;
-      driverTell(new Driver.Parse(lines.lines(), driverReplies));
-    } else if (e instanceof HarnessProcess.LineCut cut) {
-      trace.write(TraceRecord.of("harness_note").with("note", cut.note()));
-    } else if (e instanceof HarnessProcess.StdoutEnded) {
-      stdoutEnded = true;
-      startTerminalGrace();
-    } else if (e instanceof HarnessProcess.InterruptResult ir) {
-      onInterruptResult(ir.delivered());
-    } else if (e instanceof HarnessProcess.Exited x) {
-      exited = x;
-      timers.cancel(Tick.INACTIVITY);
-      timers.cancel(Tick.TERMINAL_GRACE);
-      timers.cancel(Tick.INTERRUPT_GRACE);
-      if (!stdoutEnded) {
-        // The leader exited but stdout is still open (a child holds it, or lines are still in
-        // the pipe): give it the terminal grace to end, then kill the group (run-semantics §9).
-        timers.startSingleTimer(Tick.DRAIN_BOUND, limits.terminalGrace());
-      }
-    } else if (e instanceof HarnessProcess.SpawnFailed sf) {
-      harness = null;
-      return decide(new Ending.HarnessFailed(sf.diagnostic()));
-    } else if (e instanceof HarnessProcess.StdinFailed sf) {
-      // A harness that closed its stdin may still finish its turn: a terminal event wins; only an
-      // exit without one is "could not be fed" (E-RUN-007) instead of being classified.
-      stdinFailure = Optional.of(sf.diagnostic());
-      trace.write(TraceRecord.of("harness_note").with("note", sf.diagnostic().message()));
-    }
-    return finishIfReady();
-  }
-
-  private void onInterruptResult(boolean delivered) {
-    trace.write(
-        TraceRecord.of("harness_interrupt")
-            .with("method", capsule.description().interrupt().witName())
-            .with("delivered", delivered)
-            .with("grace_ms", delivered ? limits.interruptGrace().toMillis() : 0));
-    if (delivered) {
-      // Absolute: output during the grace does not extend it.
-      timers.startSingleTimer(Tick.INTERRUPT_GRACE, limits.interruptGrace());
-      progress(
-          new RunEvent.Note(
-              taskId,
-              "interrupt delivered; the harness has "
-                  + limits.interruptGrace().toMillis()
-                  + " ms to end"));
-    } else {
-      kill("interrupt not delivered");
-    }
-  }
-
-  // --- the driver -----------------------------------------------------------------------------
-
-  private Behavior<Command> onDriver(FromDriver m) {
-    Driver.Reply r = m.reply();
-    if (r instanceof Driver.Launched l) {
-      if (finished || ending.isPresent() || canceled.isPresent()) {
-        return finishIfReady();
-      }
-      return onLaunched(l.result());
-    } else if (r instanceof Driver.Parsed p) {
-      parsing = false;
-      apply(p.events());
-      if (harness != null) {
-        harness.tell(new HarnessProcess.BatchHandled());
-      }
-    } else if (r instanceof Driver.Classified c) {
-      classifying = false;
-      if (c.event().isTerminal()) {
-        apply(List.of(c.event()));
-      } else {
-        decide(
-            new Ending.DriverFailed(
-                Diagnostic.of(
-                        Code.E_RUN_034, "failed in classify-exit: returned " + c.event().witName())
-                    .with("function", "classify-exit")));
-      }
-    } else if (r instanceof Driver.Failed f) {
-      if (parsing) {
-        ackBatch(); // the batch is not parsed, but the harness's output must keep draining
-      }
-      parsing = false;
-      classifying = false;
-      driver = null;
-      return decide(new Ending.DriverFailed(f.diagnostic()));
-    }
-    return finishIfReady();
-  }
-
-  private void apply(List<Event> events) {
-    LedgerStep step = ledger.apply(events, services.clock().instant());
-    trace.writeAll(step.trace());
-    step.progress().forEach(this::progress);
-    step.ending().ifPresent(this::decide);
-  }
-
-  // --- endings --------------------------------------------------------------------------------
+  // --- children, timers, the bridge -----------------------------------------------------------
 
   private Behavior<Command> onCancel(Cancel c) {
-    if (finished || canceled.isPresent() || ending.isPresent()) {
-      return this; // a cancel after the outcome is decided changes nothing
-    }
-    canceled = Optional.of(new Ending.Canceled(c.reason()));
-    bridgeTell(ToolBridgeHost.BeginEnding.INSTANCE);
-    if (harness == null) {
-      // Before the spawn: spawn nothing; the run ends canceled at once (after an apply in flight).
-      return finishIfReady();
-    }
-    progress(new RunEvent.StateChanged(taskId, RunPhase.INTERRUPTING));
-    InterruptMethod method = capsule.description().interrupt();
-    if (method == InterruptMethod.UNSUPPORTED) {
-      onInterruptResult(false);
-    } else {
-      harness.tell(new HarnessProcess.Interrupt(method, plan.interruptStdin()));
-    }
-    return this;
+    return then(() -> turn.cancel(c.reason()));
   }
 
   private Behavior<Command> onTick(Tick t) {
-    switch (t) {
-      case PROBE_BOUND -> {
-        return onProbed(new Probed(Optional.empty()));
-      }
-      case INACTIVITY -> {
-        if (bridgeCallsInFlight > 0) {
-          // The harness is waiting on its own tool call (bounded by the bridge's call timeout).
-          timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
-          return this;
-        }
-        return decide(new Ending.Inactive(limits.inactivityTimeout().toMillis()));
-      }
-      case TERMINAL_GRACE -> kill("terminal grace elapsed");
-      case INTERRUPT_GRACE -> kill("interrupt grace elapsed");
-      case DRAIN_BOUND -> {
-        if (!killSent && harness != null) {
-          killSent = true;
-          harness.tell(new HarnessProcess.Kill("stdout still open after the harness exited"));
-          timers.startSingleTimer(Tick.DRAIN_BOUND, limits.terminalGrace());
-          return this;
-        }
-        // Killed and still no end of stdout: report rather than wait forever.
-        drainElapsed = true;
-        return finishIfReady();
-      }
+    if (t == Tick.PROBE_BOUND) {
+      return onProbed(new Probed(Optional.empty()));
     }
-    return this;
-  }
-
-  private Behavior<Command> decide(Ending e) {
-    if (ending.isEmpty()) {
-      ending = Optional.of(e);
-      bridgeTell(ToolBridgeHost.BeginEnding.INSTANCE);
-      if (ledger != null) {
-        ledger.stop(e);
-      }
-      if (!(e instanceof Ending.Completed) && !(e instanceof Ending.TurnFailed)) {
-        trace.write(
-            TraceRecord.of("harness_failed")
-                .with("kind", e.cause())
-                .with("message", e.toString())
-                .with("source", "runtime"));
-      }
-      if (e.killAtOnce()) {
-        kill(e.cause());
-      } else {
-        startTerminalGrace();
-      }
-    }
-    return finishIfReady();
-  }
-
-  /** Terminal event or EOF: close stdin and give the harness the terminal grace. */
-  private void startTerminalGrace() {
-    if (harness != null && exited == null && !graceStarted && !killSent) {
-      graceStarted = true;
-      harness.tell(new HarnessProcess.CloseStdin());
-      timers.startSingleTimer(Tick.TERMINAL_GRACE, limits.terminalGrace());
-    }
-  }
-
-  private void kill(String cause) {
-    if (harness != null && exited == null && !killSent) {
-      killSent = true;
-      harness.tell(new HarnessProcess.Kill(cause));
-    }
+    return then(() -> turn.onTick(t));
   }
 
   private Behavior<Command> onChildStopped(ChildStopped s) {
-    if (s.which().equals("driver")) {
-      driver = null;
-      if (!finished && !classifying && !parsing) {
-        return finishIfReady();
-      }
-      if (parsing) {
-        ackBatch();
-      }
-      parsing = false;
-      classifying = false;
-      return decide(
-          new Ending.DriverFailed(
-              Diagnostic.of(Code.E_RUN_034, "the driver stopped unexpectedly")));
-    }
-    boolean wasRunning = harness != null && exited == null;
-    harness = null;
-    if (wasRunning) {
-      // Its PostStop killed the group; it will not report an exit now.
-      exited = new HarnessProcess.Exited(Optional.empty(), Optional.empty(), "", true);
-      stdoutEnded = true;
-      return decide(
-          new Ending.HarnessFailed(Diagnostic.of(Code.E_RUN_007, "the harness actor failed")));
-    }
-    return finishIfReady();
-  }
-
-  private Behavior<Command> finishIfReady() {
-    if (finished || parsing || classifying) {
-      return this;
-    }
-    boolean spawned = harness != null || exited != null;
-    if (spawned && (exited == null || !(stdoutEnded || drainElapsed))) {
-      return this; // the group must be gone before the report
-    }
-    Optional<Ending> decided = canceled.map(Ending.class::cast).or(() -> ending);
-    if (spawned && ledger.ending().isEmpty() && stdinFailure.isPresent() && canceled.isEmpty()) {
-      return decide(new Ending.HarnessFailed(stdinFailure.get()));
-    } else if (spawned && ledger.ending().isEmpty() && driver != null) {
-      // EOF without a terminal event: the driver classifies the exit.
-      classifying = true;
-      driverTell(
-          new Driver.ClassifyExit(
-              new ExitStatus(
-                  exited.code(), exited.signal(), exited.stderrTail(), canceled.isPresent(), false),
-              driverReplies));
-      return this;
-    }
-    if (decided.isEmpty()) {
-      if (spawned) {
-        decided =
-            Optional.of(
-                new Ending.DriverFailed(
-                    Diagnostic.of(Code.E_RUN_034, "the run ended with no outcome")));
-      } else {
-        return this; // still starting
-      }
-    }
-    if (bridgeHost != null) {
-      // The bridge goes first: calls it kills are traced before the run's end (see onBridgeGone).
-      if (!bridgeStopping) {
-        bridgeStopping = true;
-        bridgeHost.tell(ToolBridgeHost.Stop.INSTANCE);
-      }
-      return this;
-    }
-    return finish(decided.get(), spawned);
-  }
-
-  private Behavior<Command> finish(Ending e, boolean spawned) {
-    if (finished) {
-      return this;
-    }
-    finished = true;
-    timers.cancelAll();
-    Duration took = Duration.between(startedAt, services.clock().instant());
-    if (spawned) {
-      trace.write(
-          TraceRecord.of("harness_exit")
-              .with("code", exited.code().orElse(null))
-              .with("signal", exited.signal().orElse(null))
-              .with("cause", e.cause())
-              .with("killed", exited.killedByRuntime())
-              .with("duration_ms", took.toMillis()));
-    }
-    Optional<String> sessionId =
-        ledger == null
-            ? Optional.empty()
-            : ledger.reportedSessionId().or(() -> Optional.of(plannedSession.id()));
-    RunOutcome outcome =
-        Outcomes.of(
-            taskId,
-            e,
-            ledger == null ? 0 : ledger.turns(),
-            ledger == null
-                ? io.capsule.protocol.frame.UsageSplit.ZERO
-                : UsageSplits.of(ledger.usage()),
-            sessionId,
-            took);
-    if (ledger != null) {
-      trace.writeAll(ledger.finish());
-    }
-    trace.write(
-        TraceRecord.of("run_end")
-            .with("outcome", outcome.status().wire())
-            .with("code", outcome.code().orElse(null)));
-    progress(new RunEvent.StateChanged(taskId, RunPhase.FINISHED));
-    start
-        .runtime()
-        .tell(
-            new CapsuleRuntime.RunEnded(
-                start.request(),
-                spawned ? sessionId : Optional.empty(),
-                outcome.code().filter(Code.E_RUN_036.id()::equals).isPresent()));
-    // The files directory goes before the report, so whoever reads the report finds it gone.
-    AppliedLaunch a = applied;
-    applied = null;
-    getContext()
-        .pipeToSelf(
-            CompletableFuture.runAsync(
-                () -> {
-                  closeQuietly(a);
-                  trace.close(); // complete on disk before anyone reads the report
-                },
-                blocking),
-            (v, err) -> new Cleaned(outcome));
-    return this;
-  }
-
-  private Behavior<Command> onCleaned(Cleaned c) {
-    session.tell(
-        new ProtocolSession.Finish(
-            c.outcome(),
-            getContext().messageAdapter(ProtocolSession.Reported.class, Reported::new)));
-    return this;
-  }
-
-  private static void closeQuietly(AppliedLaunch a) {
-    if (a != null) {
-      try {
-        a.close();
-      } catch (RuntimeException ignored) {
-        // Best effort: the directory lives under the run's own directory.
-      }
-    }
-  }
-
-  private Behavior<Command> onReported() {
-    reported = true;
-    // A plan still being applied would leave its files directory behind: wait for it.
-    return applying ? this : stopRun();
-  }
-
-  private Behavior<Command> stopRun() {
-    return Behaviors.stopped();
-  }
-
-  private Behavior<Command> release() {
-    AppliedLaunch a = applied;
-    applied = null;
-    TraceWriter t = trace;
-    // File work off the actor thread: remove the files directory, close the trace.
-    CompletableFuture.runAsync(
-        () -> {
-          closeQuietly(a);
-          t.close();
-        },
-        blocking);
-    return this;
-  }
-
-  // --- the tool bridge (issue 8: started before launch, stopped before the report) -----------
-
-  /**
-   * @param offered the capsule's tools after the request's narrowing ({@link ToolNarrowing}): the
-   *     bridge's whole inventory, so {@code tools/list} shows only these, a call to any other is
-   *     refused as an unknown tool ({@code E-TOOL-002}), and the launch request names only these
-   */
-  private void startBridge(List<String> offered) {
-    Path wd = workdir();
-    var grantedEnv = RunDirs.grantedEnv(capsule, services.hostEnv());
-    var caps = capsule.manifest().capabilities();
-    bridgeHost =
-        getContext()
-            .spawn(
-                ToolBridgeHost.create(
-                    limits.bridge(),
-                    new ToolWorkspace(
-                        wd.toAbsolutePath(), grantedEnv, caps.filesystem().readOnly()),
-                    offered,
-                    blocking,
-                    getContext().messageAdapter(ToolBridgeHost.Report.class, FromBridge::new)),
-                "bridge");
-    getContext().watchWith(bridgeHost, BridgeGone.INSTANCE);
+    return then(s.which().equals("driver") ? turn::driverStopped : turn::harnessStopped);
   }
 
   private Behavior<Command> onBridge(FromBridge m) {
     ToolBridgeHost.Report r = m.report();
     if (r instanceof ToolBridgeHost.Ready ready) {
-      if (finished || ending.isPresent() || canceled.isPresent() || driver != null) {
-        return finishIfReady();
+      if (ending.over() || driver.present()) {
+        return then(ending::settle);
       }
-      bridge = Optional.of(ready.bridge());
-      trace.write(
+      bridge.onReady(ready.bridge());
+      journal.trace(
           TraceRecord.of("tool_bridge")
               .with("url", ready.bridge().url())
               .with("tools", ready.bridge().toolNames()));
       return launchDriver();
     } else if (r instanceof ToolBridgeHost.Failed f) {
-      // A tool that does not resolve is the capsule's fault on this node: blocked. A bridge that
-      // cannot bind on loopback is this node's trouble: failed.
-      return decide(
-          f.diagnostic().code() == Code.E_TOOL_001
-              ? new Ending.Blocked(f.diagnostic())
-              : new Ending.HarnessFailed(f.diagnostic()));
+      return then(() -> ending.bridgeFailed(f.diagnostic()));
     } else if (r == ToolBridgeHost.Activity.INSTANCE) {
-      if (harness != null && exited == null && !finished && !classifying && !drainElapsed) {
-        timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
-      }
-    } else if (r instanceof ToolBridgeHost.Call c && !finished) {
-      onBridgeCall(c.event());
+      turn.bridgeActivity();
+    } else if (r instanceof ToolBridgeHost.Call c && !ending.finished()) {
+      turn.onToolCall(c.event());
     }
     return this;
   }
 
-  private void onBridgeCall(ToolCallEvent e) {
-    if (e instanceof ToolCallEvent.Started) {
-      bridgeCallsInFlight++;
-    } else if (e instanceof ToolCallEvent.Finished f
-        && f.status() != ToolCallEvent.CallStatus.REFUSED) {
-      bridgeCallsInFlight = Math.max(0, bridgeCallsInFlight - 1);
-    }
-    int turn = ledger == null ? 0 : ledger.turns();
-    trace.writeAll(BridgeAccounting.trace(e, turn));
-    progress(BridgeAccounting.progress(taskId, e, turn));
+  // --- the report -----------------------------------------------------------------------------
+
+  private Behavior<Command> onCleaned(Cleaned c) {
+    journal.report(
+        c.outcome(), getContext().messageAdapter(ProtocolSession.Reported.class, Reported::new));
+    return this;
   }
 
-  private Behavior<Command> onBridgeGone() {
-    boolean expected = bridgeStopping;
-    bridgeHost = null;
-    bridgeStopping = false;
-    bridgeCallsInFlight = 0;
-    if (!expected && !finished && ending.isEmpty() && canceled.isEmpty() && bridge.isPresent()) {
-      // The host stopped on its own while the harness may still call it: the run cannot keep its
-      // contract with the harness.
-      return decide(
-          new Ending.HarnessFailed(
-              Diagnostic.of(Code.E_TOOL_009, "the tool bridge stopped unexpectedly")));
-    }
-    return finishIfReady();
-  }
-
-  private void bridgeTell(ToolBridgeHost.Command c) {
-    if (bridgeHost != null) {
-      bridgeHost.tell(c);
-    }
-  }
-
-  // --- helpers --------------------------------------------------------------------------------
-
-  private void driverTell(Driver.Command c) {
-    if (driver != null) {
-      driver.tell(c);
-    } else {
-      // No driver any more (it failed): lines are dropped, and acknowledged so the harness's
-      // output keeps draining to its end.
-      if (c instanceof Driver.Parse) {
-        ackBatch();
-      }
-      parsing = false;
-      classifying = false;
-    }
-  }
-
-  private void ackBatch() {
-    if (harness != null) {
-      harness.tell(new HarnessProcess.BatchHandled());
-    }
-  }
-
-  private void progress(RunEvent e) {
-    session.tell(new ProtocolSession.Progress(e));
-  }
-
-  private void warn(Code code, String message) {
-    trace.write(TraceRecord.of("harness_warning").with("code", code.id()).with("message", message));
-    progress(new RunEvent.Warning(taskId, code.id(), message));
+  private Behavior<Command> onReported() {
+    reported = true;
+    // A plan still being applied would leave its files directory behind: wait for it.
+    return applying ? this : Behaviors.stopped();
   }
 
   private Path workdir() {
     return start.request().workdir().map(Path::of).orElse(runDir);
-  }
-
-  private static OptionalLong tighter(OptionalLong manifest, OptionalLong budget) {
-    if (manifest.isEmpty()) {
-      return budget;
-    }
-    if (budget.isEmpty()) {
-      return manifest;
-    }
-    return OptionalLong.of(Math.min(manifest.getAsLong(), budget.getAsLong()));
   }
 }
