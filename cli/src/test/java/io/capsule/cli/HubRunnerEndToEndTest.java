@@ -55,6 +55,7 @@ class HubRunnerEndToEndTest {
     TestCapsules.copyHello(capsules);
     TestCapsules.capsule(capsules, "slow", TestCapsules.slowHarness());
     TestCapsules.capsule(capsules, "stream", TestCapsules.streamHarness(400));
+    TestCapsules.capsule(capsules, "huge", hugeLineHarness(3_000_000));
     CapsuleSettings settings = CapsuleSettings.load();
     ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
     token = tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(30));
@@ -184,6 +185,43 @@ class HubRunnerEndToEndTest {
     api.submit("{\"capsule\":\"hello\",\"goal\":\"Say hello\",\"id\":\"t-after-huge\"}");
     List<HubApiClient.Sse> events = api.follow("t-after-huge", 0);
     assertEquals("done", events.get(events.size() - 1).data().get("status").asText());
+  }
+
+  @Test
+  void aHarnessLineBiggerThanTheFrameCapReachesTheHubWholeAndTheLinkStaysUp() throws Exception {
+    api.submit("{\"capsule\":\"huge\",\"goal\":\"write a lot\",\"id\":\"t-huge-line\"}");
+    List<HubApiClient.Sse> events = api.follow("t-huge-line", 0);
+    HubApiClient.assertContiguous(events);
+    StringBuilder streamed = new StringBuilder();
+    events.stream()
+        .filter(e -> e.event().equals("text") && e.data().has("delta"))
+        .forEach(
+            e -> {
+              assertTrue(!e.data().has("so_far"), "deltas travel without the text so far");
+              streamed.append(e.data().get("delta").asText());
+            });
+    assertEquals("a".repeat(3_000_000), streamed.toString(), "split, nothing lost");
+    JsonNode report = events.get(events.size() - 1).data();
+    assertEquals("done", report.get("status").asText());
+    String summary = report.get("summary_business").asText();
+    assertTrue(summary.startsWith("aaaa") && summary.endsWith("bytes cut to fit the frame cap]"));
+
+    // The connection was never wedged by a frame the hub must refuse: the next task runs.
+    api.submit("{\"capsule\":\"hello\",\"goal\":\"Say hello\",\"id\":\"t-after-line\"}");
+    List<HubApiClient.Sse> after = api.follow("t-after-line", 0);
+    assertEquals("done", after.get(after.size() - 1).data().get("status").asText());
+  }
+
+  /** One delta line of {@code n} letters (above the 1 MiB frame cap), then the same as result. */
+  private static String hugeLineHarness(int n) {
+    return "#!/bin/sh\n"
+        + "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
+        + "read -r turn\n"
+        + "big=$(head -c "
+        + n
+        + " /dev/zero | tr '\\0' a)\n"
+        + "printf '{\"type\":\"delta\",\"text\":\"%s\"}\\n' \"$big\"\n"
+        + "printf '{\"type\":\"result\",\"text\":\"%s\"}\\n' \"$big\"\n";
   }
 
   @Test

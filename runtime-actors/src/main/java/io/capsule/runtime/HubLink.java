@@ -1,6 +1,6 @@
 package io.capsule.runtime;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskAssign;
@@ -35,7 +35,7 @@ import org.apache.pekko.stream.javadsl.Sink;
  * {@code task.assign} (at most {@code maxRuns} at once; later ones wait in arrival order), reports
  * an assignment naming no capsule of this runner at once as {@code blocked} with {@code E-RUN-006},
  * routes {@code task.cancel} to the task's session, and sends each run's progress and its one
- * report through the client.
+ * report through the client, each made to fit the hub's frame cap ({@link ProgressFit}).
  *
  * <p>Reconnecting is normal life: nothing here notices it; the client numbers and buffers frames
  * while disconnected and replays them after the hub's resume.
@@ -147,11 +147,12 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     send(
         assign.task().id(),
         "report",
-        new TaskReport(
+        ProgressFit.report( // the message quotes the hub's backend, which may be long
             TaskReportBody.builder(assign.task().id(), "blocked", UsageSplit.ZERO)
                 .failureType(Code.E_RUN_006.id())
                 .summaryBusiness(message)
-                .build()));
+                .build(),
+            client.frameCapBytes()));
   }
 
   /** A cancel for a task still waiting for a slot: it never starts (run-semantics §4). */
@@ -174,11 +175,12 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     if (p.event() instanceof RunEvent.Finished) {
       return this; // the report carries it
     }
-    JsonNode payload = RunEventJson.toJson(p.event());
-    send(
-        p.event().taskId(),
-        p.event().kind(),
-        new TaskProgress(p.event().taskId(), p.event().kind(), payload));
+    ObjectNode payload = RunEventJson.toJson(p.event());
+    String task = p.event().taskId();
+    for (TaskProgress frame :
+        ProgressFit.progress(task, p.event().kind(), payload, client.frameCapBytes())) {
+      send(task, p.event().kind(), frame);
+    }
     return this;
   }
 
@@ -188,7 +190,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
         TaskReportBody.builder(o.taskId(), o.status().wire(), o.usage()).iterations(o.turns());
     o.result().ifPresent(b::summaryBusiness);
     o.failureType().ifPresent(b::failureType);
-    send(o.taskId(), "report", new TaskReport(b.build()));
+    send(o.taskId(), "report", ProgressFit.report(b.build(), client.frameCapBytes()));
     sessions.remove(o.taskId());
     if (running.remove(o.taskId()) && !waiting.isEmpty()) {
       start(waiting.poll());

@@ -7,10 +7,11 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 
 /**
  * The one JSON form of a run event: {@code capsule run --json} prints it, one object per line, and
- * the hub link sends it as the {@code task.progress} payload. Each object has {@code "event"} (the
- * record's name in snake case, e.g. {@code text_delta}), {@code "kind"} (the runner protocol's
- * progress kind) and the record's fields in snake case; an absent optional is {@code null}. The
- * last line is always {@code "event":"finished"} with the outcome.
+ * the hub link sends it as the {@code task.progress} payload (a delta without {@code so_far}, and
+ * made to fit the frame cap: long deltas split, other long strings cut). Each object has {@code
+ * "event"} (the record's name in snake case, e.g. {@code text_delta}), {@code "kind"} (the runner
+ * protocol's progress kind) and the record's fields in snake case; an absent optional is {@code
+ * null}. The last line is always {@code "event":"finished"} with the outcome.
  */
 public final class RunEventJson {
   private static final ObjectMapper MAPPER =
