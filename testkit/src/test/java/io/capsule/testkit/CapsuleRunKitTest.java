@@ -8,7 +8,6 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Worked examples: whole runs with fake harnesses, timers moved by hand. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -27,9 +27,9 @@ class CapsuleRunKitTest {
   private Path dir;
 
   @BeforeAll
-  void start() throws IOException {
+  void start(@TempDir Path tmp) {
     kit = ActorTestKit.create(CapsuleRunKit.manualTimeConfig());
-    dir = Files.createTempDirectory("capsule-run-kit-");
+    dir = tmp; // deleted after the class, the kit's run directories and all
     runs = CapsuleRunKit.create(kit, dir.resolve("runs"));
   }
 

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -40,9 +41,9 @@ class RunCancelTest {
   private Path root;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path workRoot) throws Exception {
     kit = ActorTestKit.create();
-    root = Files.createTempDirectory("capsule-cancel-");
+    root = workRoot; // deleted after the class, run directories and all
     fx = new RunFixture(kit, RunFixture.limits(root).withInterruptGrace(Duration.ofMillis(1500)));
   }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A run whose actor fails still reports once, and the runtime and other runs go on. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -30,9 +31,9 @@ class RunIsolationTest {
   private Path root;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path workRoot) throws Exception {
     kit = ActorTestKit.create();
-    root = Files.createTempDirectory("capsule-isolation-");
+    root = workRoot; // deleted after the class, run directories and all
     // A prober that throws on the run's own thread for a workdir named "crash": the run fails.
     EmbeddedRuntime rt =
         EmbeddedRuntime.create(

@@ -17,7 +17,6 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Capsules that cannot start report once, before any harness runs, with the refusal's code. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -39,9 +39,9 @@ class RunRefusalsTest {
   private Path root;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path workRoot) throws Exception {
     kit = ActorTestKit.create();
-    root = Files.createTempDirectory("capsule-refusals-");
+    root = workRoot; // deleted after the class, run directories and all
     fx = new RunFixture(kit, RunFixture.limits(root));
   }
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunScenariosTest {
@@ -27,9 +28,9 @@ class RunScenariosTest {
   private Path root;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path workRoot) throws Exception {
     kit = ActorTestKit.create();
-    root = Files.createTempDirectory("capsule-runs-");
+    root = workRoot; // deleted after the class, run directories and all
     fx = new RunFixture(kit, RunFixture.limits(root));
   }
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The run's timers under {@link ManualTime}: nothing fires until the test moves time. The harness
@@ -38,10 +39,10 @@ class RunTimersTest {
   private Path root;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path workRoot) throws Exception {
     kit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
     time = ManualTime.get(kit.system());
-    root = Files.createTempDirectory("capsule-timers-");
+    root = workRoot; // deleted after the class, run directories and all
     fx = new RunFixture(kit, RunFixture.limits(root));
   }
 

@@ -42,6 +42,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs of capsules with tools (issue 8 items 4 and 5): the bridge is started before launch and
@@ -64,11 +65,11 @@ class RunToolBridgeTest {
   private EmbeddedRuntime shortWindow;
 
   @BeforeAll
-  void start() throws IOException {
+  void start(@TempDir Path workRoot) throws IOException {
     Assumptions.assumeTrue(
         Files.isExecutable(BridgeDriver.CURL), "the fake harness calls the bridge with curl");
     kit = ActorTestKit.create();
-    root = Files.createTempDirectory("capsule-bridge-runs-");
+    root = workRoot; // deleted after the class, run directories and all
     runtime =
         EmbeddedRuntime.create(
             kit.system(), RunLimits.defaults(root), EmbeddedRuntime.noFolderDrivers());
