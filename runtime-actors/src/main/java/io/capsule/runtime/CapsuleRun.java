@@ -315,13 +315,20 @@ public final class CapsuleRun extends AbstractBehavior<CapsuleRun.Command> {
 
   private Behavior<Command> onApplied(Applied a) {
     applying = false;
+    if (reported) {
+      // Canceled while the plan was being applied, and reported since: the run only waited for
+      // this, so a files directory it made is removed on stop. (An apply that failed then must
+      // stop the run too, or the run would wait forever.)
+      ending.applied(a.launch());
+      return Behaviors.stopped();
+    }
     if (a.failure() != null) {
       return then(() -> ending.decide(RunLaunch.notApplied(a.failure())));
     }
     ending.applied(a.launch());
     if (ending.over()) {
       // A cancel (or a failure) arrived while the plan was being applied: spawn nothing.
-      return reported ? Behaviors.stopped() : then(ending::settle);
+      return then(ending::settle);
     }
     journal.trace(
         RunLaunch.harnessStart(capsule, harnessVersion, plannedSession, plan, a.launch()));
