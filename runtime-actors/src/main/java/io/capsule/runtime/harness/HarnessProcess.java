@@ -3,17 +3,12 @@ package io.capsule.runtime.harness;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.InterruptMethod;
-import java.io.IOException;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -25,9 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.UniqueKillSwitch;
 
 /**
  * Owns one harness OS process group (run-semantics §4, §5, §9): spawns it from an {@link
@@ -39,20 +32,15 @@ import org.apache.pekko.stream.UniqueKillSwitch;
  * parent. Nothing of the JVM's environment is inherited: the environment is exactly the applied
  * one.
  *
- * <p>Back-pressure: stdout is read by a Pekko stream (pipe reads on the blocking dispatcher named
- * by {@link HarnessLimits#ioDispatcher()}) that frames lines and batches whatever is ready (at most
- * {@code batchMaxLines}); one batch is in flight at a time and the next is sent only after the
- * listener's {@link BatchHandled}. Until then the stream stops reading, the pipe fills and the
- * harness blocks in its write: nothing is buffered without bound.
+ * <p>Its parts: {@link HarnessSpawn} starts and releases the group, {@link HarnessPumps} read
+ * stdout and stderr (and say what a leader's exit does to the pipes), {@link HarnessOutput} turns
+ * them into events with back-pressure (one batch in flight until the listener's {@link
+ * BatchHandled}), {@link StdinPipe} feeds stdin, and {@link ExitGate} says when the exit may be
+ * reported.
  *
  * <p>Timers: the listener (the run) owns every run timer (terminal grace, interrupt grace,
  * inactivity); this actor owns only the drain bound after the exit: {@link Exited} waits until
  * stderr has ended and pending stdin writes have settled, or until that bound.
- *
- * <p>Leader exit: when the harness (the group's leader) exits, the JDK takes what the stdout pipe
- * holds and closes it, unless a read is in progress at that moment. So output that orphaned
- * children write after the leader's exit may be lost, and {@link StdoutEnded} usually follows the
- * exit soon; the orphans are killed with the group when this actor stops.
  *
  * <p>Lifecycle: it stops itself once it has sent both {@link Exited} and {@link StdoutEnded} (or
  * after {@link SpawnFailed}). On {@code PostStop} and {@code PreRestart} it kills the whole group
@@ -159,8 +147,6 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       Optional<Integer> code, Optional<Integer> signal, String stderrTail, boolean killedByRuntime)
       implements Event {}
 
-  private static final int STDOUT_CHUNK = 64 * 1024;
-  private static final int STDERR_CHUNK = 4 * 1024;
   private static final Object DRAIN_TIMER = "stderr-drain";
 
   private final AppliedLaunch launch;
@@ -169,31 +155,16 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private final HarnessLimits limits;
   private final TimerScheduler<Command> timers;
   private final Executor io;
-  private final Materializer materializer;
-  private final StderrTail stderrTail;
+  private final HarnessOutput output;
   private final CompletableFuture<Process> spawning;
+  private final ExitGate exit = new ExitGate();
 
   private Process process;
-  private UniqueKillSwitch stdoutSwitch;
-  private UniqueKillSwitch stderrSwitch;
+  private HarnessPumps pumps;
   private long pgid;
   private StdinPipe stdin;
-  private boolean stdinOpen = true;
-  private int stdinWrites;
-  private int signalsInFlight;
-  private CompletableFuture<Done> pendingAck;
   private boolean killRequested;
   private boolean killedByRuntime;
-  private boolean killInFlight;
-
-  /** The whole group has been killed once the leader was gone (or on request). */
-  private boolean groupKilled;
-
-  private Integer exitValue;
-  private boolean stderrDone;
-  private boolean drainElapsed;
-  private boolean exitReported;
-  private boolean stdoutEnded;
 
   public static Behavior<Command> create(
       AppliedLaunch launch, ActorRef<Event> listener, HarnessLimits limits) {
@@ -220,9 +191,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             .getSystem()
             .dispatchers()
             .lookup(DispatcherSelector.fromConfig(limits.ioDispatcher()));
-    this.materializer = Materializer.matFromSystem(context.getSystem());
-    this.stderrTail = new StderrTail(limits.stderrTailBytes());
-    this.spawning = CompletableFuture.supplyAsync(() -> start(launch), io);
+    this.output = new HarnessOutput(listener, limits);
+    this.spawning = CompletableFuture.supplyAsync(() -> HarnessSpawn.start(launch), io);
     context.pipeToSelf(spawning, (p, failure) -> new SpawnResult(p, unwrap(failure)));
   }
 
@@ -231,7 +201,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     return newReceiveBuilder()
         .onMessage(SpawnResult.class, this::onSpawnResult)
         .onMessage(StdoutBatch.class, this::onStdoutBatch)
-        .onMessage(BatchHandled.class, this::onBatchHandled)
+        .onMessage(BatchHandled.class, m -> then(output::batchHandled))
         .onMessage(StdoutDone.class, this::onStdoutDone)
         .onMessage(StderrChunk.class, this::onStderrChunk)
         .onMessage(StderrDone.class, m -> onStderrDone())
@@ -248,16 +218,13 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         .build();
   }
 
-  // --- spawn ---
-
-  /** Runs on the I/O dispatcher. */
-  private static Process start(AppliedLaunch launch) {
-    try {
-      return HarnessSpawn.start(launch.binary(), launch.args(), launch.env(), launch.workdir());
-    } catch (IOException e) {
-      throw new CompletionException(e);
-    }
+  /** Runs a step of a collaborator; the behaviour stays the same. */
+  private Behavior<Command> then(Runnable step) {
+    step.run();
+    return this;
   }
+
+  // --- spawn ---
 
   private Behavior<Command> onSpawnResult(SpawnResult result) {
     if (result.failure() != null) {
@@ -280,16 +247,17 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             launch.env().keySet());
     stdin = new StdinPipe(process.getOutputStream(), io);
     listener.tell(new Spawned(process.pid(), pgid));
-    Pair<UniqueKillSwitch, CompletionStage<Done>> out =
-        HarnessStreams.stdout(process, limits, STDOUT_CHUNK, this::offerBatch).run(materializer);
-    stdoutSwitch = out.first();
-    getContext().pipeToSelf(out.second(), (done, failure) -> new StdoutDone(failure));
-    Pair<UniqueKillSwitch, CompletionStage<Done>> err =
-        HarnessStreams.stderr(process, limits, STDERR_CHUNK, this::offerStderr).run(materializer);
-    stderrSwitch = err.first();
-    getContext().pipeToSelf(err.second(), (done, failure) -> new StderrDone());
+    pumps =
+        HarnessPumps.start(
+            process,
+            limits,
+            Materializer.matFromSystem(getContext().getSystem()),
+            this::offerBatch,
+            this::offerStderr);
+    getContext().pipeToSelf(pumps.stdoutDone(), (done, failure) -> new StdoutDone(failure));
+    getContext().pipeToSelf(pumps.stderrDone(), (done, failure) -> new StderrDone());
     getContext().pipeToSelf(process.onExit(), (p, failure) -> new ProcessExited(p.exitValue()));
-    writeInitialStdin();
+    track(stdin.writeInitial(launch.stdin(), launch.keepStdinOpen()), true, false);
     if (killRequested) {
       startKill();
     }
@@ -306,30 +274,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> onStdoutBatch(StdoutBatch batch) {
-    pendingAck = batch.ack();
-    List<String> texts = new ArrayList<>(batch.lines().size());
-    for (LineFramer.Line line : batch.lines()) {
-      if (line.isCut()) {
-        listener.tell(
-            new LineCut(
-                "stdout line of "
-                    + line.originalBytes()
-                    + " bytes cut at the line cap of "
-                    + limits.lineCapBytes()
-                    + " bytes"));
-      }
-      texts.add(line.text());
-    }
-    listener.tell(new Lines(texts));
-    return this;
-  }
-
-  private Behavior<Command> onBatchHandled(BatchHandled ack) {
-    if (pendingAck != null) {
-      CompletableFuture<Done> done = pendingAck;
-      pendingAck = null;
-      done.complete(Done.getInstance());
-    }
+    output.onStdoutBatch(batch.lines(), batch.ack());
     return this;
   }
 
@@ -337,13 +282,13 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     if (done.failure() != null) {
       getContext().getLog().warn("reading the harness's stdout failed", done.failure());
     }
-    stdoutEnded = true;
-    listener.tell(new StdoutEnded());
+    output.onStdoutEnded();
     return maybeStop();
   }
 
   // --- stderr ---
 
+  /** Called on a stream thread, as {@link #offerBatch}. */
   private CompletableFuture<Done> offerStderr(byte[] bytes) {
     CompletableFuture<Done> ack = new CompletableFuture<>();
     self.tell(new StderrChunk(bytes, ack));
@@ -351,84 +296,72 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> onStderrChunk(StderrChunk chunk) {
-    stderrTail.append(chunk.bytes());
-    chunk.ack().complete(Done.getInstance());
+    output.onStderrChunk(chunk.bytes(), chunk.ack());
     return this;
   }
 
   private Behavior<Command> onStderrDone() {
-    stderrDone = true;
+    exit.onStderrDone();
     return maybeReportExit();
   }
 
   // --- exit ---
 
   private Behavior<Command> onProcessExited(ProcessExited exited) {
-    exitValue = exited.exitValue();
-    if (!stderrDone || stdinWrites > 0 || signalsInFlight > 0) {
-      Duration bound = limits.stderrDrainTimeout();
-      timers.startSingleTimer(DRAIN_TIMER, StderrDrainElapsed.INSTANCE, bound);
+    if (exit.onExited(exited.exitValue())) {
+      timers.startSingleTimer(
+          DRAIN_TIMER, StderrDrainElapsed.INSTANCE, limits.stderrDrainTimeout());
     }
     return maybeReportExit();
   }
 
   private Behavior<Command> onDrainElapsed() {
-    drainElapsed = true;
+    exit.onDrainElapsed();
     return maybeReportExit();
   }
 
   private Behavior<Command> maybeReportExit() {
-    // Interrupt answers come before the exit, so the listener never waits for one after it.
-    boolean drained = stderrDone && stdinWrites == 0 && signalsInFlight == 0;
-    if (exitReported || exitValue == null || killInFlight || !(drained || drainElapsed)) {
-      return this;
+    switch (exit.next()) {
+      case WAIT -> {
+        return this;
+      }
+      case KILL_GROUP -> {
+        // The leader is gone; whatever it left in its group (a backgrounded child) must be dead
+        // before the listener hears the exit, since the run reports right after (run-semantics
+        // §9: no process of the group outlives the run). PostStop's kill comes too late for that.
+        startKill();
+        return this;
+      }
+      default -> {
+        timers.cancel(DRAIN_TIMER);
+        ExitCode how = ExitCode.decode(exit.report());
+        listener.tell(new Exited(how.code(), how.signal(), output.stderrTail(), killedByRuntime));
+        return maybeStop();
+      }
     }
-    if (!groupKilled) {
-      // The leader is gone; whatever it left in its group (a backgrounded child) must be dead
-      // before the listener hears the exit, since the run reports right after (run-semantics §9:
-      // no process of the group outlives the run). PostStop's kill comes too late for that.
-      startKill();
-      return this;
-    }
-    exitReported = true;
-    timers.cancel(DRAIN_TIMER);
-    ExitCode how = ExitCode.decode(exitValue);
-    listener.tell(new Exited(how.code(), how.signal(), stderrTail.render(), killedByRuntime));
-    return maybeStop();
   }
 
   private Behavior<Command> maybeStop() {
-    return exitReported && stdoutEnded ? Behaviors.stopped() : this;
+    return exit.reported() && output.stdoutEnded() ? Behaviors.stopped() : this;
   }
 
   // --- stdin ---
 
-  private void writeInitialStdin() {
-    byte[] bytes = launch.stdin();
-    boolean close = !launch.keepStdinOpen();
-    if (close) {
-      stdinOpen = false;
-    }
-    enqueueStdin(bytes, close, true, false);
-  }
-
-  private void enqueueStdin(byte[] bytes, boolean close, boolean initial, boolean interrupt) {
-    stdinWrites++;
-    getContext()
-        .pipeToSelf(
-            stdin.write(bytes, close),
-            (v, failure) -> new StdinWritten(initial, interrupt, failure));
+  /** Counts a stdin write until it settles (an exit is reported after pending writes). */
+  private void track(CompletableFuture<Void> write, boolean initial, boolean interrupt) {
+    exit.stdinWriteStarted();
+    getContext().pipeToSelf(write, (v, failure) -> new StdinWritten(initial, interrupt, failure));
   }
 
   private Behavior<Command> onStdinWritten(StdinWritten written) {
-    stdinWrites--;
+    exit.stdinWriteSettled();
     if (written.failure() == null) {
       if (written.interrupt()) {
         reply(true);
       }
       return maybeReportExit();
     }
-    stdinOpen = false;
+    stdin.broken();
     if (written.interrupt()) {
       reply(false);
       return maybeReportExit();
@@ -445,9 +378,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> onCloseStdin() {
-    if (process != null && stdinOpen) {
-      stdinOpen = false;
-      enqueueStdin(new byte[0], true, false, false);
+    if (stdin != null) {
+      stdin.closeIfOpen().ifPresent(w -> track(w, false, false));
     }
     return this;
   }
@@ -455,21 +387,19 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   // --- interrupt ---
 
   private Behavior<Command> onInterrupt(Interrupt interrupt) {
-    if (process == null || exitValue != null || killRequested) {
+    if (process == null || exit.exited() || killRequested) {
       return reply(false);
     }
     switch (interrupt.method()) {
       case STDIN_MESSAGE -> {
-        Optional<byte[]> bytes = interrupt.stdinBytes().or(launch::interruptStdin);
-        if (!stdinOpen || bytes.isEmpty() || bytes.get().length == 0) {
-          return reply(false);
-        }
-        enqueueStdin(bytes.get(), false, false, true);
-        return this;
+        Optional<CompletableFuture<Void>> write =
+            stdin.writeIfOpen(interrupt.stdinBytes().or(launch::interruptStdin));
+        write.ifPresent(w -> track(w, false, true));
+        return write.isPresent() ? this : reply(false);
       }
       case SIGNAL_INT -> {
         long group = pgid;
-        signalsInFlight++;
+        exit.signalStarted();
         getContext()
             .pipeToSelf(
                 CompletableFuture.supplyAsync(() -> ProcessGroup.signal(group, "INT"), io),
@@ -483,7 +413,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> onSignalSent(SignalSent sent) {
-    signalsInFlight--;
+    exit.signalSettled();
     reply(sent.delivered());
     return maybeReportExit();
   }
@@ -508,10 +438,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private void startKill() {
-    if (exitValue == null) {
+    if (!exit.exited()) {
       killedByRuntime = true;
     }
-    killInFlight = true;
+    exit.killStarted();
     Process leader = process;
     long group = pgid;
     getContext()
@@ -521,36 +451,22 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> onKillDone() {
-    killInFlight = false;
-    groupKilled = true;
+    exit.killDone();
     return maybeReportExit();
   }
 
   // --- release ---
 
   /**
-   * PostStop and PreRestart: stop the streams, kill the group and close the pipes on the I/O
-   * dispatcher (closing a pipe can wait for a blocked writer); inline only if that dispatcher is
-   * already shut down. The streams run on the system's materializer, not on one bound to this
-   * actor: a pipe read blocked until the group dies would otherwise hold up this actor's stop, and
-   * with it the kill that ends the read.
+   * PostStop and PreRestart: stop the pumps, kill the group and close the pipes off this thread
+   * (see {@link HarnessSpawn#release}; {@link HarnessPumps} says why the pumps do not stop with
+   * this actor by themselves).
    */
   private Behavior<Command> releaseAll() {
-    if (stdoutSwitch != null) {
-      stdoutSwitch.shutdown();
-      stderrSwitch.shutdown();
+    if (pumps != null) {
+      pumps.shutdown();
     }
-    if (process == null) {
-      // A spawn still in flight is killed as soon as it completes.
-      spawning.thenAcceptAsync(HarnessSpawn::killAndClose, io);
-      return this;
-    }
-    Process leader = process;
-    try {
-      io.execute(() -> HarnessSpawn.killAndClose(leader));
-    } catch (RejectedExecutionException e) {
-      HarnessSpawn.killAndClose(leader);
-    }
+    HarnessSpawn.release(process, spawning, io);
     return this;
   }
 

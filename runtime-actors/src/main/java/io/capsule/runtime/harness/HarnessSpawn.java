@@ -7,6 +7,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Starting a process in its own process group and ending the whole group. Blocking (fork/exec,
@@ -59,6 +63,32 @@ final class HarnessSpawn {
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder.start();
+  }
+
+  /** {@link #start(Path, List, Map, Path)} of an applied launch; the I/O error as unchecked. */
+  static Process start(AppliedLaunch launch) {
+    try {
+      return start(launch.binary(), launch.args(), launch.env(), launch.workdir());
+    } catch (IOException e) {
+      throw new CompletionException(e);
+    }
+  }
+
+  /**
+   * {@link #killAndClose} on {@code io} (closing a pipe can wait for a blocked writer), inline only
+   * when {@code io} takes no more work. With no leader yet, a spawn still in flight is killed as
+   * soon as it completes.
+   */
+  static void release(Process leader, CompletableFuture<Process> spawning, Executor io) {
+    if (leader == null) {
+      spawning.thenAcceptAsync(HarnessSpawn::killAndClose, io);
+      return;
+    }
+    try {
+      io.execute(() -> killAndClose(leader));
+    } catch (RejectedExecutionException e) {
+      killAndClose(leader);
+    }
   }
 
   /** SIGKILL to the whole group, then the pipes closed (a blocked writer is released by then). */
