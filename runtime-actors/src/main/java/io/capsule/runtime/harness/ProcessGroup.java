@@ -5,9 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Signals and inspects a harness's process group. Java has no API to signal a group (or to send
@@ -66,7 +68,38 @@ public final class ProcessGroup {
     if (!groupExisted) {
       signal(pgid, "KILL");
     }
+    awaitGone(pgid, KILL_SETTLE);
   }
+
+  /**
+   * How long {@link #killAll} waits for the kill to take effect. {@code kill(2)} returns once
+   * SIGKILL is queued, not once the target is dead: a member that was running on another core or
+   * sleeping uninterruptibly on I/O is still alive for a moment (seen under load as a member
+   * outliving the run's report by a few milliseconds). Dying takes microseconds normally; two
+   * seconds bounds a member stuck in the kernel, after which the report goes out anyway.
+   */
+  static final Duration KILL_SETTLE = Duration.ofSeconds(2);
+
+  /**
+   * Returns once no live (non-zombie) process is in the group, or after {@code bound}. Reads {@code
+   * /proc} with a short pause between reads: there is no notification of a non-child's death to
+   * wait on (a zombie is dead for this purpose: it runs nothing and holds no pipe).
+   *
+   * @return whether the group is gone
+   */
+  static boolean awaitGone(long pgid, Duration bound) {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (!liveMembers(pgid).isEmpty()) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      LockSupport.parkNanos(SETTLE_PAUSE_NANOS);
+    }
+    return true;
+  }
+
+  /** Between two reads of {@code /proc} while a killed group dies: short next to any timer. */
+  private static final long SETTLE_PAUSE_NANOS = Duration.ofMillis(2).toNanos();
 
   /** Pids of the group's live members (zombies are dead and not counted). */
   public static List<Long> liveMembers(long pgid) {

@@ -1,0 +1,70 @@
+package io.capsule.runtime.harness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+/** Killing a harness's process group: nothing of it is alive when {@code killAll} returns. */
+class ProcessGroupTest {
+
+  /** A new group: a leader with three busy children, started only once all of them run. */
+  private static Process busyGroup() throws Exception {
+    Process leader =
+        new ProcessBuilder(
+                ProcessGroup.SETSID.toString(),
+                "/bin/sh",
+                "-c",
+                "for i in 1 2 3; do (while :; do :; done) & done; echo up; wait")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(leader.getInputStream(), StandardCharsets.UTF_8))) {
+      assertEquals("up", out.readLine());
+    }
+    return leader;
+  }
+
+  // Busy loops on two cores are exactly when a member is still running as kill(2) returns.
+  @RepeatedTest(5)
+  void noMemberIsAliveWhenKillAllReturns() throws Exception {
+    Process leader = busyGroup();
+    long pgid = leader.pid();
+    assertEquals(4, ProcessGroup.liveMembers(pgid).size(), "leader and three children");
+    ProcessGroup.killAll(pgid, leader.toHandle());
+    assertEquals(List.of(), ProcessGroup.liveMembers(pgid));
+    assertFalse(leader.isAlive());
+  }
+
+  @Test
+  void awaitingAGroupThatIsGoneReturnsAtOnce() throws Exception {
+    Process leader = busyGroup();
+    ProcessGroup.killAll(leader.pid(), leader.toHandle());
+    assertTrue(ProcessGroup.awaitGone(leader.pid(), Duration.ZERO));
+  }
+
+  @Test
+  void awaitingALiveGroupGivesUpAfterItsBound() throws Exception {
+    Process leader = busyGroup();
+    try {
+      assertFalse(ProcessGroup.awaitGone(leader.pid(), Duration.ofMillis(20)));
+    } finally {
+      ProcessGroup.killAll(leader.pid(), leader.toHandle());
+    }
+  }
+
+  @Test
+  void theGroupOfInitOrOfNoOneIsNeverSignalled() {
+    assertThrows(IllegalArgumentException.class, () -> ProcessGroup.signal(1, "KILL"));
+    assertThrows(IllegalArgumentException.class, () -> ProcessGroup.signal(0, "KILL"));
+  }
+}
