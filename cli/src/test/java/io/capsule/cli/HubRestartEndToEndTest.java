@@ -7,8 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.token.ProjectTokens;
-import io.capsule.protocol.token.TokenSource;
-import io.capsule.protocol.ws.ConnectionState;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -80,22 +78,14 @@ class HubRestartEndToEndTest {
                     "capsule.protocol.reconnect { min-backoff = 100ms, max-backoff = 500ms }")
                 .withFallback(ConfigFactory.load()));
     runnerSystem = ActorSystem.create(Behaviors.empty(), "runner");
-    CompletableFuture<Void> connected = new CompletableFuture<>();
     runner =
-        RunnerNode.start(
+        TestCapsules.connectedRunner(
             runnerSystem,
             settings,
             "ws://127.0.0.1:" + port + "/v1/runner",
             PROJECT,
-            TokenSource.fixed(token),
-            capsules,
-            4,
-            s -> {
-              if (s.status() == ConnectionState.Status.CONNECTED) {
-                connected.complete(null);
-              }
-            });
-    connected.get(60, TimeUnit.SECONDS);
+            token,
+            capsules);
   }
 
   @AfterAll

@@ -67,22 +67,9 @@ class HubRunnerEndToEndTest {
             .toCompletableFuture()
             .get(30, TimeUnit.SECONDS);
     api = new HubApiClient(hub.apiUrl(), token);
-    CompletableFuture<Void> connected = new CompletableFuture<>();
     runner =
-        RunnerNode.start(
-            runnerSystem,
-            settings,
-            hub.runnerUrl(),
-            PROJECT,
-            TokenSource.fixed(token),
-            capsules,
-            4,
-            s -> {
-              if (s.status() == ConnectionState.Status.CONNECTED) {
-                connected.complete(null);
-              }
-            });
-    connected.get(60, TimeUnit.SECONDS);
+        TestCapsules.connectedRunner(
+            runnerSystem, settings, hub.runnerUrl(), PROJECT, token, capsules);
   }
 
   @AfterAll

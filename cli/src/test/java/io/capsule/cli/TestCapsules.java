@@ -1,10 +1,16 @@
 package io.capsule.cli;
 
+import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.ConnectionState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Capsules the end-to-end tests write into a capsules directory: the bundled hello example and
@@ -13,6 +19,34 @@ import java.util.List;
  */
 final class TestCapsules {
   private TestCapsules() {}
+
+  /** A runner (up to 4 runs) on {@code capsules}, returned once it is connected to the hub. */
+  static RunnerNode connectedRunner(
+      ActorSystem<?> system,
+      CapsuleSettings settings,
+      String hubUrl,
+      String project,
+      String token,
+      Path capsules)
+      throws Exception {
+    CompletableFuture<Void> connected = new CompletableFuture<>();
+    RunnerNode runner =
+        RunnerNode.start(
+            system,
+            settings,
+            hubUrl,
+            project,
+            TokenSource.fixed(token),
+            capsules,
+            4,
+            s -> {
+              if (s.status() == ConnectionState.Status.CONNECTED) {
+                connected.complete(null);
+              }
+            });
+    connected.get(60, TimeUnit.SECONDS);
+    return runner;
+  }
 
   static List<ProcessHandle> harnessesAlive(String marker) {
     return ProcessHandle.allProcesses()
