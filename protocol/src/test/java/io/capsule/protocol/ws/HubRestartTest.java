@@ -25,7 +25,10 @@ import io.capsule.protocol.token.TokenSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -185,25 +188,7 @@ class HubRestartTest {
   @Test
   void aHubThatCannotWriteItsJournalStopsAndTheNextOneLosesNothing() throws Exception {
     HubJournal memory = HubJournal.inMemory();
-    AtomicInteger budget = new AtomicInteger(101); // the assign and 100 applied frames
-    HubJournal failing =
-        new HubJournal() {
-          @Override
-          public List<Entry> recorded() {
-            return memory.recorded();
-          }
-
-          @Override
-          public void append(Entry entry) {
-            if (budget.decrementAndGet() < 0) {
-              throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
-            }
-            memory.append(entry);
-          }
-
-          @Override
-          public void close() {}
-        };
+    HubJournal failing = new DiesAfter(memory, 101); // the assign and 100 applied frames
     Hub hub1 = start(failing, 0);
     int port = hub1.server().localAddress().getPort();
     BlockingQueue<SequencedFrame> inbox = new LinkedBlockingQueue<>();
@@ -234,6 +219,93 @@ class HubRestartTest {
     Hub hub2 = start(memory, port);
     client.send(report()).toCompletableFuture().get(20, TimeUnit.SECONDS);
     assertOnceInOrder(before, appliedUntilReport(hub2.events()), 200);
+  }
+
+  @Test
+  void aHubThatDiesAtRandomPointsOverAndOverLosesAndRepeatsNothing() throws Exception {
+    int frames = 3_000;
+    HubJournal memory = HubJournal.inMemory();
+    Random rnd = new Random(11);
+    BlockingQueue<SequencedFrame> inbox = new LinkedBlockingQueue<>();
+    BlockingQueue<ConnectionState> states = new LinkedBlockingQueue<>();
+    List<HubEvent> applied = new ArrayList<>();
+    int port = 0;
+    RunnerClient client = null;
+    CompletableFuture<Void> producer = null;
+    Optional<TaskCancel> cancel = Optional.empty();
+    for (int generation = 0; ; generation++) {
+      boolean last = generation == 6;
+      // Each hub but the last dies at a random append: the crash lands anywhere in its work.
+      Hub hub = start(last ? memory : new DiesAfter(memory, 50 + rnd.nextInt(350)), port);
+      port = hub.server().localAddress().getPort();
+      if (client == null) {
+        client = runner(hub.server().url(), inbox, states);
+        await(hub.events(), e -> e instanceof HubEvent.RunnerUp);
+        hub.server()
+            .assign(KEY, TaskSpec.builder("T", "feature", "count").build(), "a", invocation());
+        RunnerClient c = client;
+        producer = CompletableFuture.runAsync(() -> sendQuietly(c, frames));
+      }
+      if (generation == 2 && cancel.isEmpty()) {
+        try {
+          cancel = hub.server().cancel(PROJECT, "T", "operator").toCompletableFuture().get();
+        } catch (ExecutionException e) {
+          assertEquals(Code.E_PRO_010, ((ProtocolException) e.getCause()).diagnostic().code());
+        }
+      }
+      if (last) {
+        producer.get(60, TimeUnit.SECONDS);
+        client.send(report()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+        List<Long> after = appliedUntilReport(hub.events());
+        assertOnceInOrder(progressSeqs(applied), after, frames);
+        break;
+      }
+      Hub dying = hub;
+      assertThrows(
+          ExecutionException.class,
+          () -> dying.ended().toCompletableFuture().get(30, TimeUnit.SECONDS));
+      dying.events().drainTo(applied);
+      dying.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+    assertEquals(2, cancel.orElseThrow().seq(), "the third hub numbered on from the first");
+    assertEquals(1, assertInstanceOf(TaskAssign.class, inbox.poll(20, TimeUnit.SECONDS)).seq());
+    assertEquals(2, assertInstanceOf(TaskCancel.class, inbox.poll(20, TimeUnit.SECONDS)).seq());
+    assertTrue(inbox.isEmpty(), "each hub frame reached the runner once: " + inbox);
+  }
+
+  private static void sendQuietly(RunnerClient client, int frames) {
+    try {
+      sendAll(client, 1, frames);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A journal that fails (as a full disk would) once it has taken {@code budget} entries. */
+  private static final class DiesAfter implements HubJournal {
+    private final HubJournal kept;
+    private final AtomicInteger budget;
+
+    DiesAfter(HubJournal kept, int budget) {
+      this.kept = kept;
+      this.budget = new AtomicInteger(budget);
+    }
+
+    @Override
+    public List<Entry> recorded() {
+      return kept.recorded();
+    }
+
+    @Override
+    public void append(Entry entry) {
+      if (budget.decrementAndGet() < 0) {
+        throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
+      }
+      kept.append(entry);
+    }
+
+    @Override
+    public void close() {}
   }
 
   private static Invocation invocation() {
