@@ -1,6 +1,7 @@
 package io.capsule.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,7 +61,15 @@ class RunCommandTest {
     String taskId = lines.get(0).get("task_id").asText();
     assertTrue(lines.stream().allMatch(n -> n.get("task_id").asText().equals(taskId)));
     assertEquals("Hello! You asked: Say hello", lines.get(7).get("text").asText());
-    assertEquals(lines.get(6).get("so_far").asText(), lines.get(7).get("text").asText());
+    StringBuilder streamed = new StringBuilder();
+    lines.stream()
+        .filter(n -> n.get("event").asText().equals("text_delta"))
+        .forEach(
+            n -> {
+              assertFalse(n.has("so_far"), "a delta line carries only its delta: " + n);
+              streamed.append(n.get("delta").asText());
+            });
+    assertEquals(lines.get(7).get("text").asText(), streamed.toString());
 
     JsonNode finished = lines.get(lines.size() - 1);
     assertEquals("done", finished.get("status").asText());

@@ -212,7 +212,7 @@ final class RealClaudeIT {
         run.awaitEvent(e -> "text_delta".equals(e.path("event").asText()), RUN_TIMEOUT)
             .orElseThrow(
                 () -> new AssertionError("no text_delta before the stall: " + run.events()));
-    assertEquals("Starting a long answer", delta.path("so_far").asText());
+    assertEquals("Starting a long answer", delta.path("delta").asText());
     List<ProcessHandle> harness =
         run.process().descendants().filter(RealClaudeIT::isClaude).toList();
     assertFalse(harness.isEmpty(), "the claude process should be running mid-stream");

@@ -21,12 +21,9 @@ import java.util.function.Function;
  * refused with 1009), losing as little as possible. Pure; no I/O.
  *
  * <ul>
- *   <li>A {@code text_delta} / {@code thinking_delta} goes without {@code so_far}: the hub gets
- *       every delta once and in order, so the concatenation is the text, and repeating the whole
- *       message in every delta made the wire quadratic in the message's length (and a long message
- *       eventually outgrew the cap in every frame).
- *   <li>A delta still too big is split into several deltas (on code point boundaries): nothing is
- *       lost, their concatenation is the original.
+ *   <li>A {@code text_delta} / {@code thinking_delta} carries only its new text (see {@link
+ *       io.capsule.runtime.javadsl.RunEventJson}); one still too big is split into several deltas
+ *       (on code point boundaries): nothing is lost, their concatenation is the original.
  *   <li>Any other event too big has its longest strings cut until it fits, ending in {@code …},
  *       with {@code "truncated_bytes"} saying how many UTF-8 bytes were dropped. The run's trace
  *       and the embedding API keep the whole event.
@@ -53,9 +50,6 @@ final class ProgressFit {
   static List<TaskProgress> progress(String taskId, String kind, ObjectNode payload, int cap) {
     ObjectNode p = payload.deepCopy();
     String event = p.path("event").asText("");
-    if (event.endsWith("_delta")) {
-      p.remove("so_far");
-    }
     Function<ObjectNode, Integer> size = n -> size(new TaskProgress(taskId, kind, n));
     if (size.apply(p) <= cap) {
       return List.of(new TaskProgress(taskId, kind, p));

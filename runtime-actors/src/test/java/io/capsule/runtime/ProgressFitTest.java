@@ -52,6 +52,7 @@ class ProgressFitTest {
     ObjectNode p = (ObjectNode) frames.get(0).payload();
     assertEquals(" world", p.get("delta").asText());
     assertFalse(p.has("so_far"), "the hub concatenates the deltas itself");
+    assertFalse(RunEventJson.toJson(new RunEvent.ThinkingDelta("T", "b", "ab")).has("so_far"));
     assertEquals("text_delta", p.get("event").asText());
   }
 

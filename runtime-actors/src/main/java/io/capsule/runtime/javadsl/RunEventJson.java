@@ -7,11 +7,14 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 
 /**
  * The one JSON form of a run event: {@code capsule run --json} prints it, one object per line, and
- * the hub link sends it as the {@code task.progress} payload (a delta without {@code so_far}, and
- * made to fit the frame cap: long deltas split, other long strings cut). Each object has {@code
- * "event"} (the record's name in snake case, e.g. {@code text_delta}), {@code "kind"} (the runner
- * protocol's progress kind) and the record's fields in snake case; an absent optional is {@code
- * null}. The last line is always {@code "event":"finished"} with the outcome.
+ * the hub link sends it as the {@code task.progress} payload (made to fit the frame cap: long
+ * deltas split, other long strings cut). A {@code text_delta} / {@code thinking_delta} carries only
+ * its {@code delta}, not the record's {@code soFar}: a reader gets every delta in order and
+ * concatenates, and repeating the whole message in every line made the output quadratic in the
+ * message's length. Each object has {@code "event"} (the record's name in snake case, e.g. {@code
+ * text_delta}), {@code "kind"} (the runner protocol's progress kind) and the record's fields in
+ * snake case; an absent optional is {@code null}. The last line is always {@code
+ * "event":"finished"} with the outcome.
  */
 public final class RunEventJson {
   private static final ObjectMapper MAPPER =
@@ -43,6 +46,9 @@ public final class RunEventJson {
       node.put("phase", s.phase().wire());
     } else {
       node.setAll((ObjectNode) MAPPER.valueToTree(event));
+      if (event instanceof RunEvent.TextDelta || event instanceof RunEvent.ThinkingDelta) {
+        node.remove("so_far"); // see the class comment
+      }
     }
     return node;
   }
