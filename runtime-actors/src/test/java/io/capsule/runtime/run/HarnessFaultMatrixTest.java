@@ -54,7 +54,6 @@ class HarnessFaultMatrixTest {
   private static final Duration MAX = Duration.ofSeconds(60);
   private static final Duration GRACE = Duration.ofSeconds(1);
   private static final Duration SHORT_INACTIVITY = Duration.ofSeconds(2);
-  private static final Duration KILL_BOUND = Duration.ofSeconds(5);
 
   /** The number of note lines {@code flood.sh} writes. */
   private static final int FLOOD_LINES = 400_000;
@@ -241,10 +240,6 @@ class HarnessFaultMatrixTest {
             .withBigStdin());
   }
 
-  static Stream<Row> leaderExitsByItself() {
-    return faults().filter(r -> !r.runKills());
-  }
-
   @ParameterizedTest(name = "{0}")
   @MethodSource("faults")
   void eachFaultEndsWithItsCodeItsGroupKilledAndNoFilesDirectory(Row row) throws Exception {
@@ -257,33 +252,13 @@ class HarnessFaultMatrixTest {
     assertEquals(type, o.failureType(), "failure type of " + o);
     assertEquals(row.result(), o.result(), "result of " + o);
     assertNoFilesDir(seen.workRoot());
-    if (row.runKills()) {
-      // The runtime killed the group and waited for the kill before it reported.
-      assertEquals(List.of(), seen.liveAtReport(), "live members of " + seen.pgid());
-      assertFalse(seen.childAliveAtReport(), "the stray child is dead at the report");
-    } else {
-      // The leader exited by itself: the group is killed, but (see the disabled test below) only
-      // just after the report, so this waits a bounded while.
-      kit.createTestProbe()
-          .awaitAssert(
-              KILL_BOUND,
-              () -> {
-                assertEquals(List.of(), ProcessGroup.liveMembers(seen.pgid()), "live members");
-                return null;
-              });
-    }
+    // Whether the runtime killed the harness or the leader exited by itself, the whole group is
+    // killed, and dead, before the outcome is delivered (run-semantics §9).
+    assertEquals(List.of(), seen.liveAtReport(), "live members of " + seen.pgid());
+    assertFalse(seen.childAliveAtReport(), "the stray child is dead at the report");
     assertFalse(alive(readLong(seen.caseDir().resolve("pid"))), "the harness is dead");
     assertFalse(alive(readLong(seen.caseDir().resolve("child"))), "the stray child is dead");
     row.more().accept(seen);
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("leaderExitsByItself")
-  void noGroupMemberIsAliveWhenTheOutcomeIsDeliveredEvenIfTheLeaderExitedByItself(Row row)
-      throws Exception {
-    Seen seen = run(row);
-    assertEquals(List.of(), seen.liveAtReport(), "live members of " + seen.pgid());
-    assertFalse(seen.childAliveAtReport(), "the stray child is dead at the report");
   }
 
   private static void lastedAtLeast(Seen s, Duration d) {
