@@ -119,6 +119,13 @@ class HubRestartEndToEndTest {
     assertTrue(
         hubOutput.stream().anyMatch(l -> l.contains("restored")),
         "the hub says what it restored: " + hubOutput);
+    JsonNode listed = null;
+    for (JsonNode t : api.get("/v1/tasks")) {
+      listed = t.get("id").asText().equals("t-paced") ? t : listed;
+    }
+    assertTrue(listed != null, "the restarted hub lists the task from before");
+    assertEquals("paced", listed.get("capsule").asText());
+    assertTrue(listed.get("events").asInt() >= before.size(), listed.toString());
     long last = before.get(before.size() - 1).id();
     List<HubApiClient.Sse> after = api.follow("t-paced", last);
     List<HubApiClient.Sse> all = new ArrayList<>(before);

@@ -56,6 +56,8 @@ import org.apache.pekko.stream.javadsl.Source;
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
  *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
  *       role}; assigned to that runner or the first connected one: 201, or 503 with none.
+ *   <li>{@code GET /v1/tasks}: every task, by id: id, capsule, runner, state, events, whether a
+ *       cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
  *   <li>{@code POST /v1/tasks/{id}/cancel}: 202 when a cancel was sent, 409 after the report.
  *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
@@ -102,11 +104,13 @@ final class HubApi {
                         concat(
                             pathEndOrSingleSlash(
                                 () ->
-                                    post(
-                                        () ->
-                                            entity(
-                                                Unmarshaller.entityToString(),
-                                                body -> authorized(() -> submit(body))))),
+                                    concat(
+                                        get(() -> authorized(this::list)),
+                                        post(
+                                            () ->
+                                                entity(
+                                                    Unmarshaller.entityToString(),
+                                                    body -> authorized(() -> submit(body)))))),
                             pathPrefix(
                                 org.apache.pekko.http.javadsl.server.PathMatchers.segment(),
                                 id ->
@@ -235,6 +239,13 @@ final class HubApi {
         .map(RunnerInfo::key)
         .filter(k -> wanted.isEmpty() || k.runnerId().equals(wanted))
         .min(Comparator.comparing(RunnerKey::runnerId));
+  }
+
+  /** Every task the hub knows (a restarted hub: every task in its journal), by id. */
+  private Route list() {
+    ArrayNode out = JSON.createArrayNode();
+    book.all().stream().sorted(Comparator.comparing(t -> t.id)).forEach(t -> out.add(t.summary()));
+    return json(StatusCodes.OK, out);
   }
 
   private Route show(String id) {

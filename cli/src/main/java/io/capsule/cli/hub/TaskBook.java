@@ -46,6 +46,14 @@ final class TaskBook {
     }
 
     synchronized ObjectNode view() {
+      ObjectNode n = summary();
+      n.set("task", spec);
+      n.set("report", report.map(JsonNode.class::cast).orElse(JsonNodeFactory.instance.nullNode()));
+      return n;
+    }
+
+    /** The task without its bodies (spec, report): what a list shows. */
+    synchronized ObjectNode summary() {
       ObjectNode n = JsonNodeFactory.instance.objectNode();
       n.put("id", id);
       n.put("capsule", capsule);
@@ -53,8 +61,6 @@ final class TaskBook {
       n.put("state", state);
       n.put("cancel_requested", cancelRequested);
       n.put("events", log.size());
-      n.set("task", spec);
-      n.set("report", report.map(JsonNode.class::cast).orElse(JsonNodeFactory.instance.nullNode()));
       return n;
     }
 
