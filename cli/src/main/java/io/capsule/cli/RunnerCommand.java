@@ -83,7 +83,7 @@ final class RunnerCommand implements Callable<Integer> {
             maxRuns,
             s -> {
               synchronized (out) {
-                out.println("runner: " + s);
+                out.println("runner: " + s.describe());
                 out.flush();
               }
             });

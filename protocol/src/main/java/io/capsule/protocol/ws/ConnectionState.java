@@ -34,6 +34,36 @@ public record ConnectionState(
     reason = reason == null ? Optional.empty() : reason;
   }
 
+  /**
+   * One line for a person: {@code connected}, {@code connecting (attempt 3)}, {@code disconnected
+   * (close 1011: the hub stopped): E-PRO-010; retrying}.
+   */
+  public String describe() {
+    return switch (status) {
+      case CONNECTING -> attempt == 0 ? "connecting" : "connecting (attempt " + (attempt + 1) + ")";
+      case CONNECTED -> "connected";
+      case CLOSED -> "closed";
+      case DISCONNECTED ->
+          "disconnected"
+              + (closeCode.isPresent() ? " (" + label(closeCode.getAsInt()) + ")" : "")
+              + reason.map(r -> ": " + r).orElse("")
+              + "; retrying";
+    };
+  }
+
+  private static String label(int code) {
+    return switch (code) {
+      case 401 -> "HTTP 401: the token was refused";
+      case CloseCodes.NORMAL -> "close 1000: closed by the hub";
+      case CloseCodes.POLICY_VIOLATION -> "close 1008: no hello in time";
+      case CloseCodes.TOO_BIG -> "close 1009: a frame above the cap";
+      case CloseCodes.INTERNAL_ERROR -> "close 1011: the hub stopped";
+      case CloseCodes.REPLACED -> "close 4000: replaced by a newer connection";
+      case CloseCodes.PROJECT_MISMATCH -> "close 4401: the token is for another project";
+      default -> (code < 1000 ? "HTTP " : "close ") + code;
+    };
+  }
+
   static ConnectionState of(Status status, int attempt) {
     return new ConnectionState(status, attempt, OptionalInt.empty(), Optional.empty());
   }
