@@ -7,6 +7,7 @@ import io.capsule.protocol.frame.TaskReport;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -30,6 +31,11 @@ import java.util.TreeMap;
  * since the sender's replay brings them again in order). {@link #resumeMap} is what a runner puts
  * in {@code hello.resume}; {@link #takeAckMap} what a hub puts in {@code ack}.
  *
+ * <p>A side that restarted has forgotten what it sent; the peer's {@link #ack} then names tasks
+ * with frames it holds that this side has no record of, and this side numbers its next frames for
+ * such a task after them (a restarted runner re-running a re-delivered task), so they are not
+ * dropped as duplicates of the lost ones.
+ *
  * <p>Task end: applying a {@code task.report} finishes the task on the receiving side (its outbound
  * buffer is released: nothing is re-delivered for a finished task); on the sending side the task's
  * state is released once an ack covers its report. A finished task is remembered (its last seq
@@ -40,6 +46,11 @@ public final class SeqState {
 
   private static final class Outbound {
     long lastSeq;
+
+    Outbound(long lastSeq) {
+      this.lastSeq = lastSeq;
+    }
+
     final ArrayDeque<SequencedFrame> buffer = new ArrayDeque<>();
     long reportSeq; // 0 until the task's report is emitted
   }
@@ -54,6 +65,7 @@ public final class SeqState {
   private final Map<String, Outbound> outbound = new LinkedHashMap<>();
   private final Map<String, Inbound> inbound = new LinkedHashMap<>();
   private final Map<String, Long> finished;
+  private final Map<String, Long> floors = new HashMap<>();
   private final Set<String> finishedUnacked = new LinkedHashSet<>();
   private int buffered;
 
@@ -96,7 +108,7 @@ public final class SeqState {
               + frame.taskId()
               + " cannot send");
     }
-    Outbound out = outbound.computeIfAbsent(frame.taskId(), k -> new Outbound());
+    Outbound out = outbound.computeIfAbsent(frame.taskId(), k -> new Outbound(floorOf(k, true)));
     F numbered = (F) frame.withSeq(out.lastSeq + 1);
     out.lastSeq++;
     out.buffer.addLast(numbered);
@@ -145,6 +157,12 @@ public final class SeqState {
     for (Map.Entry<String, Long> e : acks.entrySet()) {
       Outbound out = outbound.get(e.getKey());
       if (out == null) {
+        // The peer holds frames of an unfinished task this side has no record of sending: this
+        // side restarted and lost them. Frames it sends for the task from now on are numbered
+        // after the peer's, or the peer would drop them as duplicates of the lost ones.
+        if (e.getValue() > 0 && !finished.containsKey(e.getKey())) {
+          floors.merge(e.getKey(), e.getValue(), Math::max);
+        }
         continue;
       }
       long upTo = e.getValue();
@@ -166,10 +184,18 @@ public final class SeqState {
     return buffered;
   }
 
-  /** The last seq emitted for the task (0 when none, or when its state was released). */
+  /**
+   * The last seq emitted for the task: 0 when none (or its state was released), or the peer's
+   * acknowledged seq when this side restarted and the peer holds frames it lost (see {@link #ack}).
+   */
   public long lastEmitted(String taskId) {
     Outbound out = outbound.get(taskId);
-    return out == null ? 0 : out.lastSeq;
+    return out == null ? floorOf(taskId, false) : out.lastSeq;
+  }
+
+  private long floorOf(String taskId, boolean take) {
+    Long floor = take ? floors.remove(taskId) : floors.get(taskId);
+    return floor == null ? 0 : floor;
   }
 
   /** Tasks with outbound state (frames sent and their report not yet acked). */
@@ -272,5 +298,6 @@ public final class SeqState {
     inbound.remove(taskId);
     finished.remove(taskId);
     finishedUnacked.remove(taskId);
+    floors.remove(taskId);
   }
 }

@@ -203,4 +203,40 @@ class SeqStateTest {
     assertTrue(s.resumeMap().isEmpty());
     assertEquals(0, s.lastEmitted("T"));
   }
+
+  @Test
+  void aSenderThatRestartedNumbersOnFromWhatThePeerAcks() {
+    SeqState hub = state();
+    SeqState before = state();
+    for (int i = 0; i < 50; i++) {
+      hub.receive(before.emit(progress("T", 0)));
+    }
+    SeqState restarted = state(); // remembers nothing it sent
+    restarted.ack(hub.takeAckMap());
+    assertEquals(50, restarted.lastEmitted("T"));
+    TaskProgress next = restarted.emit(progress("T", 0));
+    assertEquals(51, next.seq(), "not a second seq 1, which the peer would drop");
+    assertTrue(hub.receive(next).isApplied());
+    assertEquals(52, restarted.emit(report("T")).seq());
+  }
+
+  @Test
+  void anAckOfATaskFinishedHereOrOfNothingSetsNoFloor() {
+    SeqState runner = state();
+    runner.emit(report("T"));
+    runner.ack(Map.of("T", 1L)); // the report is acked: T is finished and released here
+    runner.ack(Map.of("T", 1L, "U", 0L)); // told again; U with nothing applied
+    assertEquals(0, runner.lastEmitted("T"));
+    assertEquals(0, runner.lastEmitted("U"));
+    assertEquals(1, runner.emit(progress("U", 0)).seq());
+  }
+
+  @Test
+  void releaseForgetsAFloorToo() {
+    SeqState s = state();
+    s.ack(Map.of("T", 7L));
+    assertEquals(7, s.lastEmitted("T"));
+    s.release("T");
+    assertEquals(1, s.emit(progress("T", 0)).seq());
+  }
 }
