@@ -53,6 +53,7 @@ class HubRestartEndToEndTest {
   private ActorSystem<Void> runnerSystem;
   private RunnerNode runner;
   private HubApiClient api;
+  private String token;
 
   @BeforeAll
   void start() throws Exception {
@@ -69,8 +70,13 @@ class HubRestartEndToEndTest {
     }
     hubProcess = startHub();
     ProjectTokens tokens = new ProjectTokens(Files.readAllBytes(secret), Duration.ofSeconds(30));
-    String token = tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(30));
+    token = tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(30));
     api = new HubApiClient("http://127.0.0.1:" + port, token);
+    startRunner();
+  }
+
+  /** A runner in its own actor system, returned once connected. */
+  private void startRunner() throws Exception {
     // Redial within half a second, so the runner is back soon after the hub is.
     CapsuleSettings settings =
         CapsuleSettings.from(
@@ -86,6 +92,13 @@ class HubRestartEndToEndTest {
             PROJECT,
             token,
             capsules);
+  }
+
+  /** The runner's process ends: its connection, its runs and their harnesses go with it. */
+  private void stopRunner() throws Exception {
+    runner.close();
+    runnerSystem.terminate();
+    runnerSystem.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
   @AfterAll
@@ -167,6 +180,45 @@ class HubRestartEndToEndTest {
     assertTrue(
         TestCapsules.harnessesAlive("slow-harness-marker").isEmpty(),
         "the harness outlived its run");
+  }
+
+  @Test
+  void aRestartedRunnerRunsTheTaskAgainAndTheHubKeepsBothRunsInOrder() throws Exception {
+    api.submit("{\"capsule\":\"slow\",\"goal\":\"take your time\",\"id\":\"t-rerun\"}");
+    List<HubApiClient.Sse> first = api.follow("t-rerun", 0, id -> id >= 4);
+    assertTrue(first.size() >= 4, "running, and the harness has spoken: " + first);
+    stopRunner();
+    assertTrue(
+        TestCapsules.harnessesAlive("slow-harness-marker").isEmpty(),
+        "the harness went with its runner");
+    startRunner(); // it says hello without the task: the hub delivers it again
+
+    long last = first.get(first.size() - 1).id();
+    List<HubApiClient.Sse> rerun =
+        api.follow(
+            "t-rerun",
+            last,
+            new java.util.function.LongPredicate() {
+              boolean sent;
+
+              @Override
+              public boolean test(long id) {
+                if (!sent && id >= last + 4) { // the re-run is running and has spoken
+                  sent = true;
+                  assertTrue(api.post("/v1/tasks/t-rerun/cancel").get("canceled").asBoolean());
+                }
+                return false;
+              }
+            });
+    List<HubApiClient.Sse> all = new ArrayList<>(first);
+    all.addAll(rerun);
+    HubApiClient.assertContiguous(all);
+    assertEquals(
+        "accepted",
+        rerun.get(0).data().path("phase").asText(),
+        "the re-run's events follow the lost run's, from its start: " + rerun.get(0));
+    JsonNode report = all.get(all.size() - 1).data();
+    assertEquals("canceled", report.get("failure_type").asText());
   }
 
   // --- the hub process ---
