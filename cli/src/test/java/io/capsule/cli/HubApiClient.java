@@ -1,6 +1,7 @@
 package io.capsule.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 
@@ -73,6 +75,21 @@ final class HubApiClient {
       // the hub went away mid-stream: what arrived is the answer
     }
     return out;
+  }
+
+  /**
+   * For {@link #follow}: cancels the task through the API once, when an event id reaches {@code at}
+   * (asserting the hub sent the cancel); never stops the reading.
+   */
+  LongPredicate cancelAt(String task, long at) {
+    AtomicBoolean sent = new AtomicBoolean();
+    return id -> {
+      if (id >= at && sent.compareAndSet(false, true)) {
+        JsonNode answer = post("/v1/tasks/" + task + "/cancel");
+        assertTrue(answer.path("canceled").asBoolean(), answer.toString());
+      }
+      return false;
+    };
   }
 
   /** Reads the task's events until the report. */

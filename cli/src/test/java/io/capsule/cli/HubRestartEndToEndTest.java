@@ -194,22 +194,7 @@ class HubRestartEndToEndTest {
     startRunner(); // it says hello without the task: the hub delivers it again
 
     long last = first.get(first.size() - 1).id();
-    List<HubApiClient.Sse> rerun =
-        api.follow(
-            "t-rerun",
-            last,
-            new java.util.function.LongPredicate() {
-              boolean sent;
-
-              @Override
-              public boolean test(long id) {
-                if (!sent && id >= last + 4) { // the re-run is running and has spoken
-                  sent = true;
-                  assertTrue(api.post("/v1/tasks/t-rerun/cancel").get("canceled").asBoolean());
-                }
-                return false;
-              }
-            });
+    List<HubApiClient.Sse> rerun = api.follow("t-rerun", last, api.cancelAt("t-rerun", last + 4));
     List<HubApiClient.Sse> all = new ArrayList<>(first);
     all.addAll(rerun);
     HubApiClient.assertContiguous(all);

@@ -102,22 +102,7 @@ class HubRunnerEndToEndTest {
   @Test
   void aTaskCanceledMidRunReportsCanceledAndItsHarnessIsGone() throws Exception {
     api.submit("{\"capsule\":\"slow\",\"goal\":\"take your time\",\"id\":\"t-slow\"}");
-    List<HubApiClient.Sse> events =
-        api.follow(
-            "t-slow",
-            0,
-            new LongPredicate() {
-              boolean sent;
-
-              @Override
-              public boolean test(long id) {
-                if (!sent && id >= 4) { // running, and the harness has spoken
-                  sent = true;
-                  assertTrue(api.post("/v1/tasks/t-slow/cancel").get("canceled").asBoolean());
-                }
-                return false;
-              }
-            });
+    List<HubApiClient.Sse> events = api.follow("t-slow", 0, api.cancelAt("t-slow", 4));
     JsonNode report = events.get(events.size() - 1).data();
     assertEquals("failed", report.get("status").asText());
     assertEquals("canceled", report.get("failure_type").asText());
