@@ -81,12 +81,8 @@ final class RunnerCommand implements Callable<Integer> {
             tokens,
             capsules,
             maxRuns,
-            s -> {
-              synchronized (out) {
-                out.println("runner: " + s.describe());
-                out.flush();
-              }
-            });
+            s -> say(out, s.describe()),
+            n -> say(out, n.describe()));
     synchronized (out) {
       out.println(
           "runner for project " + projectId + " → " + hub + " (capsules in " + capsules + ")");
@@ -104,6 +100,13 @@ final class RunnerCommand implements Callable<Integer> {
                 "capsule-runner-stop"));
     stopped.await();
     return ExitCodes.DONE;
+  }
+
+  private static void say(PrintWriter out, String line) {
+    synchronized (out) {
+      out.println("runner: " + line);
+      out.flush();
+    }
   }
 
   /** The token's {@code project_id} claim, read without verifying (only the hub can). */

@@ -38,7 +38,8 @@ final class RunnerNode implements AutoCloseable {
       TokenSource tokens,
       Path capsules,
       int maxRuns,
-      Consumer<ConnectionState> onState) {
+      Consumer<ConnectionState> onState,
+      Consumer<HubLink.TaskNotice> onTask) {
     DriverLoader loader = RuntimeWiring.driverLoader(settings);
     EmbeddedRuntime runtime =
         EmbeddedRuntime.create(system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
@@ -49,7 +50,7 @@ final class RunnerNode implements AutoCloseable {
                     hubUrl, projectId, version(), tokens, RuntimeWiring.protocol(settings))
                 .withOnState(onState));
     system.systemActorOf(
-        HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns),
+        HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns, onTask),
         "hub-link-" + UUID.randomUUID(),
         Props.empty());
     return new RunnerNode(client, loader);

@@ -91,7 +91,8 @@ class HubRestartEndToEndTest {
             "ws://127.0.0.1:" + port + "/v1/runner",
             PROJECT,
             token,
-            capsules);
+            capsules,
+            n -> {});
   }
 
   /** The runner's process ends: its connection, its runs and their harnesses go with it. */

@@ -11,13 +11,16 @@ import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.Disconnect;
 import io.capsule.protocol.ws.RunnerKey;
+import io.capsule.runtime.HubLink;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongPredicate;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -49,6 +52,7 @@ class HubRunnerEndToEndTest {
   private RunnerNode runner;
   private String token;
   private HubApiClient api;
+  private final BlockingQueue<HubLink.TaskNotice> notices = new LinkedBlockingQueue<>();
 
   @BeforeAll
   void start() throws Exception {
@@ -69,7 +73,7 @@ class HubRunnerEndToEndTest {
     api = new HubApiClient(hub.apiUrl(), token);
     runner =
         TestCapsules.connectedRunner(
-            runnerSystem, settings, hub.runnerUrl(), PROJECT, token, capsules);
+            runnerSystem, settings, hub.runnerUrl(), PROJECT, token, capsules, notices::add);
   }
 
   @AfterAll
@@ -93,6 +97,9 @@ class HubRunnerEndToEndTest {
     assertEquals("Hello! You asked: Say hello", report.data().get("summary_business").asText());
     assertTrue(events.stream().anyMatch(e -> e.event().equals("text")));
     assertEquals("done", api.get("/v1/tasks/t-hello").get("state").asText());
+    assertEquals("task t-hello: started (capsule hello)", notice("t-hello").describe());
+    String finished = notice("t-hello").describe();
+    assertTrue(finished.startsWith("task t-hello: finished (done, 1 turn, "), finished);
 
     // Resuming from an event id gives exactly the rest, once.
     List<HubApiClient.Sse> tail = api.follow("t-hello", events.size() - 3);
@@ -184,6 +191,17 @@ class HubRunnerEndToEndTest {
     assertEquals("done", after.get(after.size() - 1).data().get("status").asText());
   }
 
+  /** The runner's next notice about {@code task} (others are skipped). */
+  private HubLink.TaskNotice notice(String task) throws InterruptedException {
+    while (true) {
+      HubLink.TaskNotice n = notices.poll(30, TimeUnit.SECONDS);
+      assertTrue(n != null, "no notice about " + task);
+      if (n.taskId().equals(task)) {
+        return n;
+      }
+    }
+  }
+
   /** One delta line of {@code n} letters (above the 1 MiB frame cap), then the same as result. */
   private static String hugeLineHarness(int n) {
     return "#!/bin/sh\n"
@@ -221,7 +239,8 @@ class HubRunnerEndToEndTest {
               if (s.status() == ConnectionState.Status.DISCONNECTED) {
                 refused.complete(s);
               }
-            });
+            },
+            n -> {});
     try {
       ConnectionState s = refused.get(60, TimeUnit.SECONDS);
       assertTrue(s.reason().orElse("").contains("401"), s.toString());

@@ -3,6 +3,7 @@ package io.capsule.cli;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
+import io.capsule.runtime.HubLink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -27,7 +29,8 @@ final class TestCapsules {
       String hubUrl,
       String project,
       String token,
-      Path capsules)
+      Path capsules,
+      Consumer<HubLink.TaskNotice> onTask)
       throws Exception {
     CompletableFuture<Void> connected = new CompletableFuture<>();
     RunnerNode runner =
@@ -43,7 +46,8 @@ final class TestCapsules {
               if (s.status() == ConnectionState.Status.CONNECTED) {
                 connected.complete(null);
               }
-            });
+            },
+            onTask);
     connected.get(60, TimeUnit.SECONDS);
     return runner;
   }

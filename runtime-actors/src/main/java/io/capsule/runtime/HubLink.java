@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -59,6 +60,34 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   private record SendFailed(String taskId, String kind, Throwable cause) implements Command {}
 
+  /**
+   * What a runner's operator hears of its tasks, one notice per step in the order they happen
+   * ({@code capsule runner} prints them).
+   */
+  public record TaskNotice(String taskId, Step step, String detail) {
+    public enum Step {
+      /** A run started for the task. */
+      STARTED,
+      /** All {@code maxRuns} slots are busy: the task waits its turn. */
+      WAITING,
+      /** The hub canceled the task. */
+      CANCELED,
+      /** The task names no capsule of this runner: reported blocked at once. */
+      BLOCKED,
+      /** The task's report went to the hub. */
+      FINISHED
+    }
+
+    /** One line for a person: {@code task t-1: started (capsule hello)}. */
+    public String describe() {
+      return "task "
+          + taskId
+          + ": "
+          + step.name().toLowerCase(java.util.Locale.ROOT)
+          + (detail.isEmpty() ? "" : " (" + detail + ")");
+    }
+  }
+
   private final RunnerClient client;
   private final ActorRef<CapsuleRuntime.Command> runtime;
   private final AssignReader reader;
@@ -66,6 +95,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
   private final Map<String, ActorRef<ProtocolSession.Command>> sessions = new HashMap<>();
   private final Set<String> running = new HashSet<>();
   private final ArrayDeque<RunRequest> waiting = new ArrayDeque<>();
+  private final Consumer<TaskNotice> notices;
 
   /**
    * @param maxRuns runs at once (at least 1); assignments beyond wait for a run to end
@@ -75,10 +105,23 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
       ActorRef<CapsuleRuntime.Command> runtime,
       AssignReader reader,
       int maxRuns) {
+    return create(client, runtime, reader, maxRuns, n -> {});
+  }
+
+  /**
+   * @param maxRuns runs at once (at least 1); assignments beyond wait for a run to end
+   * @param notices hears each task's steps; called on this actor's thread, so it must not block
+   */
+  public static Behavior<Command> create(
+      RunnerClient client,
+      ActorRef<CapsuleRuntime.Command> runtime,
+      AssignReader reader,
+      int maxRuns,
+      Consumer<TaskNotice> notices) {
     if (maxRuns < 1) {
       throw new IllegalArgumentException("maxRuns must be at least 1");
     }
-    return Behaviors.setup(ctx -> new HubLink(ctx, client, runtime, reader, maxRuns));
+    return Behaviors.setup(ctx -> new HubLink(ctx, client, runtime, reader, maxRuns, notices));
   }
 
   private HubLink(
@@ -86,12 +129,14 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
       RunnerClient client,
       ActorRef<CapsuleRuntime.Command> runtime,
       AssignReader reader,
-      int maxRuns) {
+      int maxRuns,
+      Consumer<TaskNotice> notices) {
     super(ctx);
     this.client = client;
     this.runtime = runtime;
     this.reader = reader;
     this.maxRuns = maxRuns;
+    this.notices = notices;
     // Hub-to-runner frames are commands (assign, cancel): few, and each is worth its mailbox slot.
     ActorRef<Command> self = ctx.getSelf();
     client.inbound().runWith(Sink.foreach(f -> self.tell(new Inbound(f))), ctx.getSystem());
@@ -117,8 +162,10 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
         start(request.get());
       } else {
         waiting.add(request.get());
+        notify(request.get().taskId(), TaskNotice.Step.WAITING, maxRuns + " runs busy");
       }
     } else if (in.frame() instanceof TaskCancel cancel) {
+      notify(cancel.taskId(), TaskNotice.Step.CANCELED, cancel.reason());
       boolean queued = waiting.removeIf(r -> r.taskId().equals(cancel.taskId()));
       ActorRef<ProtocolSession.Command> s = sessions.get(cancel.taskId());
       if (queued) {
@@ -134,6 +181,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   private void start(RunRequest request) {
     running.add(request.taskId());
+    notify(request.taskId(), TaskNotice.Step.STARTED, "capsule " + name(request.capsule()));
     runtime.tell(
         new CapsuleRuntime.StartRun(
             request, Optional.empty(), Optional.of(getContext().getSelf()), Optional.empty()));
@@ -144,6 +192,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     String message =
         "this runner has no capsule for backend '" + assign.invocation().backend() + "'";
     getContext().getLog().warn("{}: {}", assign.task().id(), message);
+    notify(assign.task().id(), TaskNotice.Step.BLOCKED, Code.E_RUN_006.id() + ": " + message);
     send(
         assign.task().id(),
         "report",
@@ -157,6 +206,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   /** A cancel for a task still waiting for a slot: it never starts (run-semantics §4). */
   private void canceledBeforeStart(TaskCancel cancel) {
+    notify(cancel.taskId(), TaskNotice.Step.FINISHED, "failed: canceled before it started");
     send(
         cancel.taskId(),
         "report",
@@ -191,11 +241,38 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     o.result().ifPresent(b::summaryBusiness);
     o.failureType().ifPresent(b::failureType);
     send(o.taskId(), "report", ProgressFit.report(b.build(), client.frameCapBytes()));
+    notify(o.taskId(), TaskNotice.Step.FINISHED, summary(o));
     sessions.remove(o.taskId());
     if (running.remove(o.taskId()) && !waiting.isEmpty()) {
       start(waiting.poll());
     }
     return this;
+  }
+
+  private void notify(String taskId, TaskNotice.Step step, String detail) {
+    try {
+      notices.accept(new TaskNotice(taskId, step, detail));
+    } catch (RuntimeException e) {
+      getContext().getLog().warn("a task notice listener failed: {}", e.toString());
+    }
+  }
+
+  /** The capsule as the hub named it: its folder's name, or its registered name. */
+  private static String name(CapsuleRef ref) {
+    if (ref instanceof CapsuleRef.Folder f) {
+      java.nio.file.Path file = java.nio.file.Path.of(f.path()).getFileName();
+      return file == null ? f.path() : file.toString();
+    }
+    return ref instanceof CapsuleRef.Registered r ? r.name() : ref.key();
+  }
+
+  private static String summary(RunOutcome o) {
+    return o.status().wire()
+        + o.failureType().map(t -> " " + t).orElse("")
+        + ", "
+        + o.turns()
+        + (o.turns() == 1 ? " turn, " : " turns, ")
+        + String.format(java.util.Locale.ROOT, "%.1f s", o.duration().toMillis() / 1000.0);
   }
 
   private void send(String taskId, String kind, SequencedFrame frame) {
