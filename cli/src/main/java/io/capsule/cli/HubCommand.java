@@ -94,7 +94,17 @@ final class HubCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       system.terminate();
       journal.close();
-      throw e instanceof CompletionException && e.getCause() instanceof RuntimeException r ? r : e;
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      for (Throwable t = cause; t != null; t = t.getCause()) {
+        if (t instanceof java.net.BindException bind) { // Pekko wraps it in its own exception
+          throw new DiagnosticException(
+              Diagnostic.of(
+                      Code.E_CFG_001,
+                      "--listen " + listen + " cannot be bound: " + bind.getMessage())
+                  .withHint("pick a free port (or 0 for any), or stop what listens there"));
+        }
+      }
+      throw cause instanceof RuntimeException r ? r : e;
     }
     if (journal instanceof FileHubJournal file) {
       out.println(restoredLine(file));

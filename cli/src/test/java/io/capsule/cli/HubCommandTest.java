@@ -60,6 +60,27 @@ class HubCommandTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Timeout(60) // a hub that did start would wait here for its stop
+  void aPortInUseIsRefusedWithItsCodeNotAStackTrace() throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Cli.Result r =
+          Cli.run(
+              "hub",
+              "--listen",
+              "127.0.0.1:" + taken.getLocalPort(),
+              "--project",
+              "demo",
+              "--secret-file",
+              secret().toString());
+      assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+      assertTrue(r.err().contains("E-CFG-001"), r.err());
+      assertTrue(r.err().contains("cannot be bound"), r.err());
+      assertTrue(!r.err().contains("internal error"), r.err());
+    }
+  }
+
+  @Test
   void aStateDirectoryInUseByAnotherHubIsRefused() throws Exception {
     Path state = dir.resolve("state");
     try (FileHubJournal other = FileHubJournal.open(state, false)) {
