@@ -18,7 +18,6 @@ import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
-import io.capsule.protocol.seq.Receipt.Status;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.HubJournal.Direction;
@@ -50,7 +49,7 @@ import org.apache.pekko.http.javadsl.model.ws.Message;
  *
  * <p>Durability: every frame the hub sends and every runner frame it applies goes through the
  * {@link HubJournal} first (see there); a hub starts from what its journal recorded ({@link
- * #restore}). When the journal fails, the hub stops: connections close with 1011 and the event
+ * HubRestore}). When the journal fails, the hub stops: connections close with 1011 and the event
  * stream fails with {@code E-PRO-010}.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
@@ -120,81 +119,12 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
   private ProtocolException journalFailure;
 
-  /** The sequencing state a journal's entries rebuild: see {@link #restore}. */
-  static final class Restored {
-    private final Map<RunnerKey, Session> sessions = new HashMap<>();
-    private final Map<String, RunnerKey> taskOwner = new HashMap<>();
-
-    /** Tasks assigned and not yet reported, over all runners. */
-    int openTasks() {
-      return sessions.values().stream().mapToInt(s -> s.openTasks.size()).sum();
-    }
-  }
-
-  /**
-   * Replays recorded entries through the same sequencing the live hub uses: each sent frame must
-   * get back the seq it was sent with and each applied frame must apply, or the journal does not
-   * belong to this protocol's rules and is refused ({@code E-PRO-010}). Pure: call it before the
-   * actor starts so a bad journal fails the caller, not a running hub.
-   */
-  static Restored restore(ProtocolConfig config, List<HubJournal.Entry> entries) {
-    Restored r = new Restored();
-    int n = 0;
-    for (HubJournal.Entry e : entries) {
-      n++;
-      Session s = r.sessions.computeIfAbsent(e.runner(), k -> new Session(SeqState.of(config)));
-      SequencedFrame f = e.frame();
-      String task = f.taskId();
-      if (e.direction() == Direction.SENT) {
-        SequencedFrame numbered = s.seq.emit(f);
-        if (numbered.seq() != f.seq()) {
-          throw inconsistent(n, e, "the hub's next seq for the task is " + numbered.seq());
-        }
-        if (f instanceof TaskAssign) {
-          s.openTasks.add(task);
-          r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
-        }
-      } else {
-        Receipt receipt = s.seq.receive(f);
-        if (receipt.status() != Status.APPLIED || receipt.applied().size() != 1) {
-          throw inconsistent(n, e, "it does not apply next (" + receipt.status() + ")");
-        }
-        if (f instanceof TaskReport) {
-          s.openTasks.remove(task);
-          r.taskOwner.remove(owned(e.runner().projectId(), task));
-        }
-      }
-    }
-    return r;
-  }
-
-  private static ProtocolException inconsistent(int n, HubJournal.Entry e, String why) {
-    return new ProtocolException(
-        Diagnostic.of(
-                Code.E_PRO_010,
-                "journal entry "
-                    + n
-                    + " ("
-                    + e.direction()
-                    + " "
-                    + e.frame().type()
-                    + " seq "
-                    + e.frame().seq()
-                    + " of task "
-                    + e.frame().taskId()
-                    + " for "
-                    + e.runner()
-                    + ") is out of order: "
-                    + why)
-            .withHint("the journal was edited or mixes two hubs' histories; restore a backup"));
-  }
-
   static Behavior<Command> create(
       ProtocolConfig config,
       OrderedQueue<HubEvent> events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
-      Restored restored) {
+      HubRestore restored) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
@@ -208,16 +138,24 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       OrderedQueue<HubEvent> events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
-      Restored restored) {
+      HubRestore restored) {
     super(ctx);
     this.timers = timers;
     this.config = config;
     this.events = events;
     this.snapshot = snapshot;
     this.journal = journal;
-    this.sessions = restored.sessions;
-    this.taskOwner = restored.taskOwner;
-    sessions.forEach(this::publish); // restored runners: known, not connected, with open tasks
+    this.sessions = new HashMap<>();
+    restored
+        .runners()
+        .forEach(
+            (key, r) -> {
+              Session s = new Session(r.seq());
+              s.openTasks.addAll(r.openTasks());
+              sessions.put(key, s);
+              publish(key, s); // a restored runner: known, not connected, with its open tasks
+            });
+    this.taskOwner = new HashMap<>(restored.taskOwner());
   }
 
   @Override
@@ -517,6 +455,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private static String owned(String projectId, String taskId) {
-    return projectId + '\0' + taskId;
+    return HubRestore.owned(projectId, taskId);
   }
 }

@@ -90,7 +90,7 @@ public final class HubServer {
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
     this.system = system;
     Schemas.preload();
-    HubCore.Restored restored = HubCore.restore(config, journal.recorded()); // throws: bad journal
+    HubRestore restored = HubRestore.of(config, journal.recorded()); // throws: bad journal
     this.config = config;
     this.tokens = tokens;
     // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one

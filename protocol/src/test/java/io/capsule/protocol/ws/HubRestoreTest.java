@@ -27,12 +27,12 @@ class HubRestoreTest {
 
   @Test
   void aFinishedHistoryRestoresNoOpenTask() {
-    assertEquals(0, HubCore.restore(CONFIG, H).openTasks());
+    assertEquals(0, HubRestore.of(CONFIG, H).openTasks());
   }
 
   @Test
   void anUnfinishedHistoryRestoresTheOpenTask() {
-    assertEquals(1, HubCore.restore(CONFIG, H.subList(0, 3)).openTasks());
+    assertEquals(1, HubRestore.of(CONFIG, H.subList(0, 3)).openTasks());
   }
 
   static Stream<Arguments> outOfOrder() {
@@ -54,7 +54,7 @@ class HubRestoreTest {
   @MethodSource("outOfOrder")
   void aJournalThatDoesNotReplayIsRefusedNamingTheEntry(String why, List<Entry> entries) {
     ProtocolException e =
-        assertThrows(ProtocolException.class, () -> HubCore.restore(CONFIG, entries));
+        assertThrows(ProtocolException.class, () -> HubRestore.of(CONFIG, entries));
     assertEquals(Code.E_PRO_010, e.diagnostic().code(), why);
     assertTrue(e.getMessage().contains("journal entry " + entries.size()), e.getMessage());
   }
@@ -68,7 +68,7 @@ class HubRestoreTest {
         many.add(new Entry(e.runner(), e.direction(), retask(e, task)));
       }
     }
-    assertEquals(0, HubCore.restore(CONFIG, many).openTasks());
+    assertEquals(0, HubRestore.of(CONFIG, many).openTasks());
   }
 
   private static SequencedFrame retask(Entry e, String task) {

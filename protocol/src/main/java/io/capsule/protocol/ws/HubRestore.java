@@ -1,0 +1,112 @@
+package io.capsule.protocol.ws;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.ProtocolException;
+import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.seq.Receipt;
+import io.capsule.protocol.seq.SeqState;
+import io.capsule.protocol.ws.HubJournal.Direction;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The hub's state rebuilt from its journal: per runner, the sequencing ({@link SeqState}) and the
+ * tasks assigned and not yet reported; which runner owns which open task. Pure: built before the
+ * hub's actor starts, so a journal that does not replay fails whoever starts the hub, not a running
+ * hub.
+ */
+final class HubRestore {
+
+  /** One runner's restored part. */
+  record Runner(SeqState seq, Set<String> openTasks) {}
+
+  private final Map<RunnerKey, Runner> runners = new HashMap<>();
+  private final Map<String, RunnerKey> taskOwner = new HashMap<>();
+
+  private HubRestore() {}
+
+  /**
+   * Replays recorded entries through the same sequencing the live hub uses: each sent frame must
+   * get back the seq it was sent with and each applied frame must apply next, or the journal does
+   * not follow this protocol's rules and is refused ({@code E-PRO-010}).
+   */
+  static HubRestore of(ProtocolConfig config, List<HubJournal.Entry> entries) {
+    HubRestore r = new HubRestore();
+    int n = 0;
+    for (HubJournal.Entry e : entries) {
+      n++;
+      Runner s =
+          r.runners.computeIfAbsent(
+              e.runner(), k -> new Runner(SeqState.of(config), new LinkedHashSet<>()));
+      SequencedFrame f = e.frame();
+      String task = f.taskId();
+      if (e.direction() == Direction.SENT) {
+        SequencedFrame numbered = s.seq().emit(f);
+        if (numbered.seq() != f.seq()) {
+          throw inconsistent(n, e, "the hub's next seq for the task is " + numbered.seq());
+        }
+        if (f instanceof TaskAssign) {
+          s.openTasks().add(task);
+          r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
+        }
+      } else {
+        Receipt receipt = s.seq().receive(f);
+        if (receipt.status() != Receipt.Status.APPLIED || receipt.applied().size() != 1) {
+          throw inconsistent(n, e, "it does not apply next (" + receipt.status() + ")");
+        }
+        if (f instanceof TaskReport) {
+          s.openTasks().remove(task);
+          r.taskOwner.remove(owned(e.runner().projectId(), task));
+        }
+      }
+    }
+    return r;
+  }
+
+  Map<RunnerKey, Runner> runners() {
+    return runners;
+  }
+
+  /** Open task → its runner; the key is {@link #owned}. */
+  Map<String, RunnerKey> taskOwner() {
+    return taskOwner;
+  }
+
+  /** Tasks assigned and not yet reported, over all runners. */
+  int openTasks() {
+    return runners.values().stream().mapToInt(s -> s.openTasks().size()).sum();
+  }
+
+  /** The key of {@link #taskOwner()}: task ids are unique within a project. */
+  static String owned(String projectId, String taskId) {
+    return projectId + '\0' + taskId;
+  }
+
+  private static ProtocolException inconsistent(int n, HubJournal.Entry e, String why) {
+    return new ProtocolException(
+        Diagnostic.of(
+                Code.E_PRO_010,
+                "journal entry "
+                    + n
+                    + " ("
+                    + e.direction()
+                    + " "
+                    + e.frame().type()
+                    + " seq "
+                    + e.frame().seq()
+                    + " of task "
+                    + e.frame().taskId()
+                    + " for "
+                    + e.runner()
+                    + ") is out of order: "
+                    + why)
+            .withHint("the journal was edited or mixes two hubs' histories; restore a backup"));
+  }
+}
