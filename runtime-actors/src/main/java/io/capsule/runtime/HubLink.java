@@ -162,10 +162,10 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
         start(request.get());
       } else {
         waiting.add(request.get());
-        notify(request.get().taskId(), TaskNotice.Step.WAITING, maxRuns + " runs busy");
+        announce(request.get().taskId(), TaskNotice.Step.WAITING, maxRuns + " runs busy");
       }
     } else if (in.frame() instanceof TaskCancel cancel) {
-      notify(cancel.taskId(), TaskNotice.Step.CANCELED, cancel.reason());
+      announce(cancel.taskId(), TaskNotice.Step.CANCELED, cancel.reason());
       boolean queued = waiting.removeIf(r -> r.taskId().equals(cancel.taskId()));
       ActorRef<ProtocolSession.Command> s = sessions.get(cancel.taskId());
       if (queued) {
@@ -181,7 +181,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   private void start(RunRequest request) {
     running.add(request.taskId());
-    notify(request.taskId(), TaskNotice.Step.STARTED, "capsule " + name(request.capsule()));
+    announce(request.taskId(), TaskNotice.Step.STARTED, "capsule " + name(request.capsule()));
     runtime.tell(
         new CapsuleRuntime.StartRun(
             request, Optional.empty(), Optional.of(getContext().getSelf()), Optional.empty()));
@@ -192,7 +192,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     String message =
         "this runner has no capsule for backend '" + assign.invocation().backend() + "'";
     getContext().getLog().warn("{}: {}", assign.task().id(), message);
-    notify(assign.task().id(), TaskNotice.Step.BLOCKED, Code.E_RUN_006.id() + ": " + message);
+    announce(assign.task().id(), TaskNotice.Step.BLOCKED, Code.E_RUN_006.id() + ": " + message);
     send(
         assign.task().id(),
         "report",
@@ -206,7 +206,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   /** A cancel for a task still waiting for a slot: it never starts (run-semantics §4). */
   private void canceledBeforeStart(TaskCancel cancel) {
-    notify(cancel.taskId(), TaskNotice.Step.FINISHED, "failed: canceled before it started");
+    announce(cancel.taskId(), TaskNotice.Step.FINISHED, "failed: canceled before it started");
     send(
         cancel.taskId(),
         "report",
@@ -241,7 +241,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     o.result().ifPresent(b::summaryBusiness);
     o.failureType().ifPresent(b::failureType);
     send(o.taskId(), "report", ProgressFit.report(b.build(), client.frameCapBytes()));
-    notify(o.taskId(), TaskNotice.Step.FINISHED, summary(o));
+    announce(o.taskId(), TaskNotice.Step.FINISHED, summary(o));
     sessions.remove(o.taskId());
     if (running.remove(o.taskId()) && !waiting.isEmpty()) {
       start(waiting.poll());
@@ -249,7 +249,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     return this;
   }
 
-  private void notify(String taskId, TaskNotice.Step step, String detail) {
+  private void announce(String taskId, TaskNotice.Step step, String detail) {
     try {
       notices.accept(new TaskNotice(taskId, step, detail));
     } catch (RuntimeException e) {
