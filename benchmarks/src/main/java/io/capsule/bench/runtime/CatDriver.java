@@ -1,22 +1,9 @@
 package io.capsule.bench.runtime;
 
-import io.capsule.driver.api.Description;
 import io.capsule.driver.api.Event;
-import io.capsule.driver.api.ExitStatus;
-import io.capsule.driver.api.FailureKind;
-import io.capsule.driver.api.HarnessNeeds;
-import io.capsule.driver.api.InterruptMethod;
-import io.capsule.driver.api.LaunchPlan;
 import io.capsule.driver.api.LaunchRequest;
-import io.capsule.driver.api.LaunchResult;
-import io.capsule.driver.api.LoginCheck;
-import io.capsule.driver.api.LoginOutput;
-import io.capsule.driver.api.LoginState;
-import io.capsule.driver.api.ProcessDriver;
-import io.capsule.driver.api.TurnFailure;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A Java driver whose harness is {@code /bin/sh} printing a recorded file as fast as {@code cat}
@@ -29,36 +16,18 @@ import java.util.Optional;
  * message on every delta). So the figure is the runtime's own pipe-to-listener cost, not a driver's
  * parsing (ParseBench measures that) nor trace I/O.
  */
-final class CatDriver implements ProcessDriver {
+final class CatDriver extends ShDriver {
 
   /** The harness's last line: the end of the turn. Not a JSON line, so no recorded line is it. */
   static final String END = "__end__";
 
-  @Override
-  public Description describe() {
-    return new Description(
-        "cat",
-        "/bin/sh",
-        List.of("-c", "echo 1"),
-        List.of("1"),
-        InterruptMethod.SIGNAL_INT,
-        List.of(),
-        false,
-        false,
-        new LoginCheck.Unavailable("nothing to sign in to"),
-        HarnessNeeds.NONE);
+  CatDriver() {
+    super("cat", "exited before " + END);
   }
 
   @Override
-  public LaunchResult launch(LaunchRequest request) {
-    return new LaunchResult.Planned(
-        new LaunchPlan(
-            List.of("-c", "cat \"$0\" && echo " + END, request.task()),
-            List.of(),
-            List.of(),
-            Optional.empty(),
-            false,
-            Optional.empty()));
+  List<String> shArgs(LaunchRequest request) {
+    return List.of("-c", "cat \"$0\" && echo " + END, request.task());
   }
 
   @Override
@@ -68,16 +37,5 @@ final class CatDriver implements ProcessDriver {
       events.add(END.equals(line) ? new Event.TurnEnd(END) : new Event.Text(line));
     }
     return events;
-  }
-
-  @Override
-  public Event classifyExit(ExitStatus exit) {
-    FailureKind kind = exit.interrupted() ? FailureKind.CANCELED : FailureKind.HARNESS_ERROR;
-    return new Event.TurnFailed(new TurnFailure(kind, "exited before " + END));
-  }
-
-  @Override
-  public LoginState readLogin(LoginOutput output) {
-    return new LoginState.Unknown("no login check");
   }
 }
