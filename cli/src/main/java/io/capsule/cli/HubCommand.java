@@ -94,7 +94,7 @@ final class HubCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       system.terminate();
       journal.close();
-      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      Throwable cause = unwrap(e);
       for (Throwable t = cause; t != null; t = t.getCause()) {
         if (t instanceof java.net.BindException bind) { // Pekko wraps it in its own exception
           throw new DiagnosticException(
@@ -141,11 +141,16 @@ final class HubCommand implements Callable<Integer> {
     hub.stop().toCompletableFuture().join();
     system.terminate();
     journal.close();
-    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    Throwable cause = unwrap(e);
     if (cause instanceof DiagnosticException d) {
       throw d;
     }
     throw new IllegalStateException("the hub stopped: " + cause, cause);
+  }
+
+  /** A failed stage's own failure, without the {@code CompletionException} around it. */
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   private static String restoredLine(FileHubJournal journal) {

@@ -283,7 +283,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         c.appliedSinceAck++;
         if (applied instanceof TaskReport rep) {
           s.openTasks.remove(rep.taskId());
-          taskOwner.remove(owned(key.projectId(), rep.taskId()));
+          taskOwner.remove(HubRestore.owned(key.projectId(), rep.taskId()));
           publish(key, s);
           waits.add(events.offer(new HubEvent.Report(key, rep)));
         } else {
@@ -330,16 +330,16 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private Behavior<Command> onAssign(Assign a) {
     Session s = sessions.computeIfAbsent(a.key(), k -> new Session(SeqState.of(config)));
     try {
-      Wire.capped( // refused before it takes a seq: the runner could never accept it
-          a.assign().withSeq(s.seq.lastEmitted(a.assign().taskId()) + 1), config.frameCapBytes());
+      // Refused before it takes a seq: the runner could never accept it.
+      Message message = Wire.cappedNext(s.seq, a.assign(), config.frameCapBytes());
       TaskAssign numbered = s.seq.emit(a.assign());
       if (!record(a.key(), Direction.SENT, numbered)) {
         a.reply().completeExceptionally(journalFailure);
         return halt();
       }
       s.openTasks.add(numbered.taskId());
-      taskOwner.put(owned(a.key().projectId(), numbered.taskId()), a.key());
-      sendIfUp(s, numbered);
+      taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
+      sendIfUp(s, message);
       publish(a.key(), s);
       a.reply().complete(numbered);
     } catch (ProtocolException e) {
@@ -349,7 +349,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onCancel(Cancel c) {
-    RunnerKey key = taskOwner.get(owned(c.projectId(), c.taskId()));
+    RunnerKey key = taskOwner.get(HubRestore.owned(c.projectId(), c.taskId()));
     Session s = key == null ? null : sessions.get(key);
     if (s == null || s.seq.isFinished(c.taskId())) {
       c.reply().complete(Optional.empty()); // unknown or finished: a cancel changes nothing
@@ -357,13 +357,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
     try {
       TaskCancel cancel = new TaskCancel(c.taskId(), c.reason());
-      Wire.capped(cancel.withSeq(s.seq.lastEmitted(c.taskId()) + 1), config.frameCapBytes());
+      Message message = Wire.cappedNext(s.seq, cancel, config.frameCapBytes());
       TaskCancel numbered = s.seq.emit(cancel);
       if (!record(key, Direction.SENT, numbered)) {
         c.reply().completeExceptionally(journalFailure);
         return halt();
       }
-      sendIfUp(s, numbered);
+      sendIfUp(s, message);
       c.reply().complete(Optional.of(numbered));
     } catch (ProtocolException e) {
       c.reply().completeExceptionally(e);
@@ -425,10 +425,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     return Behaviors.stopped();
   }
 
-  private void sendIfUp(Session s, SequencedFrame f) {
+  private void sendIfUp(Session s, Message encoded) {
     // While the runner is away the frame waits in the replay buffer; hello.resume brings it.
     if (s.conn != null && s.conn.hello != null) {
-      send(s.conn, f);
+      s.conn.opened.out().offer(encoded);
     }
   }
 
@@ -452,9 +452,5 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
             h == null ? "" : h.runnerVersion(),
             h == null ? List.of() : h.capabilities(),
             s.openTasks));
-  }
-
-  private static String owned(String projectId, String taskId) {
-    return HubRestore.owned(projectId, taskId);
   }
 }

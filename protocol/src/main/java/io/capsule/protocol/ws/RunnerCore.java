@@ -146,10 +146,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     SequencedFrame numbered;
     Message message;
     try {
-      // Encoded with the seq emit will give it, checked against the cap before it takes the seq.
-      message =
-          Wire.capped(
-              s.frame().withSeq(seq.lastEmitted(s.frame().taskId()) + 1), config.frameCapBytes());
+      message = Wire.cappedNext(seq, s.frame(), config.frameCapBytes());
       numbered = seq.emit(s.frame());
     } catch (ProtocolException e) {
       s.reply().completeExceptionally(e);

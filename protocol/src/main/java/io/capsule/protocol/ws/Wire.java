@@ -6,6 +6,7 @@ import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Frame;
 import io.capsule.protocol.frame.Ping;
 import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.seq.SeqState;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -51,6 +52,14 @@ final class Wire {
               + "; it was not sent (the peer would refuse it with 1009)");
     }
     return TextMessage.create(new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * {@link #capped} for the frame numbered as {@code seq} will number it next: call before {@link
+   * SeqState#emit}, so a refused frame takes no seq, and send the message emit's frame would make.
+   */
+  static Message cappedNext(SeqState seq, SequencedFrame frame, int cap) {
+    return capped(frame.withSeq(seq.lastEmitted(frame.taskId()) + 1), cap);
   }
 
   /** A heartbeat ping with a fresh nonce. */
