@@ -48,6 +48,11 @@ final class ProgressFit {
 
   /** The progress frames (unnumbered) that carry {@code payload}: usually exactly one. */
   static List<TaskProgress> progress(String taskId, String kind, ObjectNode payload, int cap) {
+    // Nearly every event is far below the cap: a bound from the tree says so without encoding it
+    // (the client encodes each frame once, to send it).
+    if (ENVELOPE + maxBytes(taskId) + maxBytes(kind) + maxBytes(payload) <= cap) {
+      return List.of(new TaskProgress(taskId, kind, payload));
+    }
     ObjectNode p = payload.deepCopy();
     String event = p.path("event").asText("");
     Function<ObjectNode, Integer> size = n -> size(new TaskProgress(taskId, kind, n));
@@ -72,7 +77,7 @@ final class ProgressFit {
   /** The report as one frame under the cap: its summary cut when it must be. */
   static TaskReport report(TaskReportBody body, int cap) {
     TaskReport whole = new TaskReport(body);
-    if (size(whole) <= cap) {
+    if (ENVELOPE + maxBytes(body.json()) <= cap || size(whole) <= cap) {
       return whole;
     }
     ObjectNode json = body.json().deepCopy();
@@ -80,6 +85,41 @@ final class ProgressFit {
         cut(json, n -> size(new TaskReport(TaskReportBody.wrap(n))), cap, "summary_business");
     return new TaskReport(TaskReportBody.wrap(fitted));
   }
+
+  /**
+   * A frame's bytes beside its body: {@code type}, {@code schema_version}, the largest {@code seq},
+   * the field names and punctuation of {@code task.progress} and {@code task.report}.
+   */
+  private static final int ENVELOPE = 160;
+
+  /**
+   * An upper bound of the bytes {@code node} takes once encoded: at most {@link #MAX_ESCAPED} bytes
+   * per UTF-16 unit of every string and field name, numbers as written, and a few bytes of
+   * punctuation per member. Walking the tree is far cheaper than encoding it.
+   */
+  static long maxBytes(JsonNode node) {
+    if (node.isTextual()) {
+      return maxBytes(node.textValue());
+    }
+    if (node.isContainerNode()) {
+      long total = 2;
+      for (Map.Entry<String, JsonNode> e : node.properties()) {
+        total += maxBytes(e.getKey()) + 1 + maxBytes(e.getValue()) + 1;
+      }
+      for (int i = 0; node.isArray() && i < node.size(); i++) {
+        total += maxBytes(node.get(i)) + 1;
+      }
+      return total;
+    }
+    return node.isNumber() ? node.asText().length() : 5; // true, false, null
+  }
+
+  private static long maxBytes(String s) {
+    return 2 + (long) MAX_ESCAPED * s.length();
+  }
+
+  /** The most bytes one UTF-16 unit becomes ({@code \u0001}; each half of a pair is six too). */
+  private static final int MAX_ESCAPED = 6;
 
   private static int size(SequencedFrame frame) {
     return CODEC.encode(frame.withSeq(Long.MAX_VALUE)).length;

@@ -46,6 +46,28 @@ class ProgressFitTest {
   }
 
   @Test
+  void theQuickBoundIsNeverBelowTheEncodedSize() {
+    java.util.Random rnd = new java.util.Random(5);
+    String alphabet = "ab \n\t\"\\\u0001é€😀";
+    for (int round = 0; round < 500; round++) {
+      StringBuilder text = new StringBuilder();
+      for (int i = rnd.nextInt(200); i > 0; i--) {
+        int at = rnd.nextInt(alphabet.length() - 1);
+        text.append(alphabet, at, Character.isHighSurrogate(alphabet.charAt(at)) ? at + 2 : at + 1);
+      }
+      RunEvent e =
+          round % 2 == 0
+              ? new RunEvent.ToolCalled("T-" + round, "c" + round, text.toString(), "{}", round)
+              : new RunEvent.TextDelta("T-" + round, text.toString(), text.toString());
+      ObjectNode payload = RunEventJson.toJson(e);
+      long bound =
+          160 + 6 * (e.taskId().length() + e.kind().length()) + 4 + ProgressFit.maxBytes(payload);
+      int actual = wireSize(new TaskProgress(e.taskId(), e.kind(), payload));
+      assertTrue(actual <= bound, actual + " > " + bound + " for " + payload);
+    }
+  }
+
+  @Test
   void aSmallDeltaIsOneFrameWithoutTheQuadraticSoFar() {
     List<TaskProgress> frames = fit(new RunEvent.TextDelta("T", " world", "hello world"), MIB);
     assertEquals(1, frames.size());
