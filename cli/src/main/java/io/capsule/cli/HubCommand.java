@@ -1,14 +1,14 @@
 package io.capsule.cli;
 
-import io.capsule.cli.hub.ReferenceHub;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.store.FileHubJournal;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.token.ProjectTokens;
-import io.capsule.protocol.ws.FileHubJournal;
-import io.capsule.protocol.ws.HubJournal;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.capsule.cli.hub.ReferenceHub;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.Disconnect;
-import io.capsule.protocol.ws.RunnerKey;
 import io.capsule.runtime.HubLink;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -1,10 +1,10 @@
 package io.capsule.bench.protocol;
 
+import io.capsule.hub.runner.RunnerKey;
+import io.capsule.hub.store.FileHubJournal;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskProgress;
-import io.capsule.protocol.ws.FileHubJournal;
-import io.capsule.protocol.ws.HubJournal;
-import io.capsule.protocol.ws.RunnerKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -14,16 +14,16 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  *
  * <p>Not thread-safe: call from one actor only.
  */
-final class OrderedQueue<T> {
+public final class OrderedQueue<T> {
   private final SourceQueueWithComplete<T> queue;
   private CompletionStage<Done> tail = CompletableFuture.completedFuture(Done.getInstance());
 
-  OrderedQueue(SourceQueueWithComplete<T> queue) {
+  public OrderedQueue(SourceQueueWithComplete<T> queue) {
     this.queue = queue;
   }
 
   /** Completes once the element is in the stream's buffer; fails if the stream is gone. */
-  CompletionStage<Done> offer(T element) {
+  public CompletionStage<Done> offer(T element) {
     tail =
         tail.handle((d, e) -> Done.getInstance())
             .thenCompose(d -> queue.offer(element))
@@ -38,17 +38,17 @@ final class OrderedQueue<T> {
   }
 
   /** Completes when every element offered so far has entered the stream (or failed to). */
-  CompletionStage<Done> drained() {
+  public CompletionStage<Done> drained() {
     return tail.handle((d, e) -> Done.getInstance());
   }
 
   /** Completes the stream after every element offered so far. */
-  void complete() {
+  public void complete() {
     drained().thenRun(queue::complete);
   }
 
   /** Fails the stream after every element offered so far. */
-  void fail(Throwable cause) {
+  public void fail(Throwable cause) {
     drained().thenRun(() -> queue.fail(cause));
   }
 }

@@ -19,13 +19,13 @@ import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /** Frames to WebSocket messages and back, shared by both ends. */
-final class Wire {
+public final class Wire {
   private static final FrameCodec CODEC = FrameCodec.shared();
   private static final AtomicLong NONCES = new AtomicLong();
 
   private Wire() {}
 
-  static Message text(Frame frame) {
+  public static Message text(Frame frame) {
     return TextMessage.create(CODEC.encodeToString(frame));
   }
 
@@ -36,7 +36,7 @@ final class Wire {
    *
    * @throws FrameRejected {@code E-PRO-005}
    */
-  static Message capped(SequencedFrame frame, int cap) {
+  public static Message capped(SequencedFrame frame, int cap) {
     byte[] bytes = CODEC.encode(frame);
     if (bytes.length > cap) {
       throw new FrameRejected(
@@ -58,12 +58,12 @@ final class Wire {
    * {@link #capped} for the frame numbered as {@code seq} will number it next: call before {@link
    * SeqState#emit}, so a refused frame takes no seq, and send the message emit's frame would make.
    */
-  static Message cappedNext(SeqState seq, SequencedFrame frame, int cap) {
+  public static Message cappedNext(SeqState seq, SequencedFrame frame, int cap) {
     return capped(frame.withSeq(seq.lastEmitted(frame.taskId()) + 1), cap);
   }
 
   /** A heartbeat ping with a fresh nonce. */
-  static Message ping() {
+  public static Message ping() {
     return text(new Ping(Long.toString(NONCES.incrementAndGet())));
   }
 
@@ -72,7 +72,7 @@ final class Wire {
    * refused frame is data, not a stream failure). A text message above {@code cap} bytes fails the
    * stream ({@code E-PRO-005}); binary messages are refused ({@code E-PRO-001}).
    */
-  static Flow<Message, Object, NotUsed> decode(int cap, boolean validate, Materializer mat) {
+  public static Flow<Message, Object, NotUsed> decode(int cap, boolean validate, Materializer mat) {
     return Flow.<Message>create()
         .mapAsync(1, m -> strictText(m, cap, mat))
         .map(

@@ -1,10 +1,12 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 
+import io.capsule.hub.store.HubEvent;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException.TokenRefused;
 import io.capsule.protocol.frame.Invocation;
@@ -14,6 +16,9 @@ import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.schema.Schemas;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
+import io.capsule.protocol.ws.Disconnect;
+import io.capsule.protocol.ws.OrderedQueue;
+import io.capsule.protocol.ws.Wire;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;

@@ -1,14 +1,16 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
-import static io.capsule.protocol.ws.WsFixture.await;
-import static io.capsule.protocol.ws.WsFixture.hello;
-import static io.capsule.protocol.ws.WsFixture.token;
+import static io.capsule.hub.runner.WsFixture.await;
+import static io.capsule.hub.runner.WsFixture.hello;
+import static io.capsule.hub.runner.WsFixture.token;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
+import io.capsule.hub.runner.WsFixture.RawPeer;
+import io.capsule.hub.store.HubEvent;
 import io.capsule.protocol.token.ProjectTokens;
-import io.capsule.protocol.ws.WsFixture.RawPeer;
+import io.capsule.protocol.ws.CloseCodes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,12 +1,13 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
-import static io.capsule.protocol.ws.WsFixture.await;
-import static io.capsule.protocol.ws.WsFixture.token;
+import static io.capsule.hub.runner.WsFixture.await;
+import static io.capsule.hub.runner.WsFixture.token;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.capsule.hub.store.HubEvent;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.SequencedFrame;
@@ -17,6 +18,7 @@ import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.RunnerClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

@@ -1,16 +1,16 @@
-package io.capsule.cli.hub;
+package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
+import io.capsule.hub.runner.HubServer;
+import io.capsule.hub.store.HubEvent;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
-import io.capsule.protocol.ws.HubEvent;
-import io.capsule.protocol.ws.HubJournal;
-import io.capsule.protocol.ws.HubServer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;

@@ -1,4 +1,4 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.store;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Frame;

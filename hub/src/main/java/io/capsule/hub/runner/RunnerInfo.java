@@ -1,4 +1,4 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,7 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.store;
 
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.Hello;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;

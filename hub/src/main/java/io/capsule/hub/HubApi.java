@@ -1,4 +1,4 @@
-package io.capsule.cli.hub;
+package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
@@ -19,13 +19,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.runner.HubServer;
+import io.capsule.hub.runner.RunnerInfo;
+import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
-import io.capsule.protocol.ws.HubServer;
-import io.capsule.protocol.ws.RunnerInfo;
-import io.capsule.protocol.ws.RunnerKey;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;

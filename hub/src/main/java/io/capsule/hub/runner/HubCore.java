@@ -1,7 +1,11 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.runner.ServerSocket.Control;
+import io.capsule.hub.store.HubEvent;
+import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.ProtocolException.FrameRejected;
@@ -20,8 +24,10 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.token.TokenClaims;
-import io.capsule.protocol.ws.HubJournal.Direction;
-import io.capsule.protocol.ws.ServerSocket.Control;
+import io.capsule.protocol.ws.CloseCodes;
+import io.capsule.protocol.ws.Disconnect;
+import io.capsule.protocol.ws.OrderedQueue;
+import io.capsule.protocol.ws.Wire;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

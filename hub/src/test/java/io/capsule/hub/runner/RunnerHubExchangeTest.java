@@ -1,13 +1,14 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
-import static io.capsule.protocol.ws.WsFixture.WAIT;
-import static io.capsule.protocol.ws.WsFixture.await;
-import static io.capsule.protocol.ws.WsFixture.token;
+import static io.capsule.hub.runner.WsFixture.WAIT;
+import static io.capsule.hub.runner.WsFixture.await;
+import static io.capsule.hub.runner.WsFixture.token;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.capsule.hub.store.HubEvent;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.SequencedFrame;
@@ -19,6 +20,10 @@ import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.CloseCodes;
+import io.capsule.protocol.ws.ConnectionState;
+import io.capsule.protocol.ws.Disconnect;
+import io.capsule.protocol.ws.RunnerClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.store;
 
+import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.SequencedFrame;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.capsule.cli.hub;
+package io.capsule.hub;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
-import io.capsule.protocol.ws.RunnerKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.capsule.config.diag.Code;
+import io.capsule.hub.runner.RunnerKey;
+import io.capsule.hub.store.HubJournal.Direction;
+import io.capsule.hub.store.HubJournal.Entry;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Invocation;
@@ -18,8 +21,6 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.frame.UsageSplit;
-import io.capsule.protocol.ws.HubJournal.Direction;
-import io.capsule.protocol.ws.HubJournal.Entry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,13 +32,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The hub journal's file: round trips, a torn last write, corruption, the lock. */
-class FileHubJournalTest {
+public class FileHubJournalTest {
   private static final RunnerKey RUNNER = new RunnerKey("p", "r-1");
   private static final FrameCodec CODEC = FrameCodec.shared();
 
   @TempDir Path dir;
 
-  static List<Entry> history() {
+  public static List<Entry> history() {
     TaskAssign assign =
         new TaskAssign(
                 TaskSpec.builder("T-1", "feature", "Say hello").iterations(1).build(),

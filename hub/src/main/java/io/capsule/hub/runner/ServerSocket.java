@@ -1,5 +1,6 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
+import io.capsule.protocol.ws.CloseCodes;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

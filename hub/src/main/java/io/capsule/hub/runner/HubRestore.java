@@ -1,7 +1,9 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.frame.SequencedFrame;
@@ -9,7 +11,6 @@ import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
-import io.capsule.protocol.ws.HubJournal.Direction;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,16 +1,17 @@
-package io.capsule.protocol.ws;
+package io.capsule.hub.runner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
+import io.capsule.hub.store.FileHubJournalTest;
+import io.capsule.hub.store.HubJournal.Direction;
+import io.capsule.hub.store.HubJournal.Entry;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.SequencedFrame;
-import io.capsule.protocol.ws.HubJournal.Direction;
-import io.capsule.protocol.ws.HubJournal.Entry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;

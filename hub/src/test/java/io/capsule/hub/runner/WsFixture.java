@@ -1,0 +1,144 @@
+package io.capsule.hub.runner;
+
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.token.ProjectTokens;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.headers.Authorization;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+import org.apache.pekko.http.javadsl.model.ws.PeerClosedConnectionException;
+import org.apache.pekko.http.javadsl.model.ws.TextMessage;
+import org.apache.pekko.http.javadsl.model.ws.WebSocketRequest;
+import org.apache.pekko.http.javadsl.model.ws.WebSocketUpgradeResponse;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
+
+/** Shared pieces of the socket tests: settings, tokens, a raw WebSocket peer, event capture. */
+final class WsFixture {
+  static final byte[] SECRET =
+      "test-secret-test-secret-test-secret".getBytes(StandardCharsets.UTF_8);
+  static final Duration WAIT = Duration.ofSeconds(20);
+
+  static final ProjectTokens TOKENS = new ProjectTokens(SECRET, Duration.ofSeconds(5));
+
+  private WsFixture() {}
+
+  /** Short timers so the tests run in seconds, never sleeping. */
+  static ProtocolConfig.Builder fast() {
+    return ProtocolConfig.builder()
+        .heartbeatIdle(Duration.ofMillis(300))
+        .deadAfter(Duration.ofSeconds(2))
+        .helloTimeout(Duration.ofSeconds(2))
+        .backoffMin(Duration.ofMillis(20))
+        .backoffMax(Duration.ofMillis(200))
+        .backoffJitter(0.2);
+  }
+
+  static String token(String project, String runner) {
+    return TOKENS.issue(project, Optional.ofNullable(runner), Duration.ofMinutes(5));
+  }
+
+  /** Takes from the queue until an element matches; the skipped ones are returned in order. */
+  static <T> T await(BlockingQueue<T> q, Predicate<? super T> match, List<T> skipped)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      T t = q.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+      if (t == null) {
+        throw new AssertionError("nothing matched within " + WAIT + "; skipped " + skipped);
+      }
+      if (match.test(t)) {
+        return t;
+      }
+      skipped.add(t);
+    }
+  }
+
+  static <T> T await(BlockingQueue<T> q, Predicate<? super T> match) throws InterruptedException {
+    return await(q, match, new ArrayList<>());
+  }
+
+  /** A bare WebSocket peer that sends and receives raw text, and reports the close code. */
+  static final class RawPeer {
+    final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+    final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
+    final CompletableFuture<WebSocketUpgradeResponse> upgrade;
+    private final SourceQueueWithComplete<Message> out;
+
+    RawPeer(ActorSystem<?> system, String url, String token) {
+      Materializer mat = Materializer.matFromSystem(system);
+      Pair<SourceQueueWithComplete<Message>, Source<Message, NotUsed>> q =
+          Source.<Message>queue(16, OverflowStrategy.backpressure()).preMaterialize(mat);
+      out = q.first();
+      Sink<Message, NotUsed> in =
+          Flow.<Message>create()
+              .watchTermination(
+                  (m, done) -> {
+                    done.whenComplete(
+                        (d, e) -> {
+                          Throwable c = e;
+                          while (c != null && !(c instanceof PeerClosedConnectionException)) {
+                            c = c.getCause();
+                          }
+                          closeCode.complete(
+                              c == null
+                                  ? (e == null ? 1000 : -1)
+                                  : ((PeerClosedConnectionException) c).closeCode());
+                        });
+                    return m;
+                  })
+              .mapAsync(1, m -> m.asTextMessage().toStrict(5_000, mat))
+              .to(Sink.foreach(t -> received.add(t.getStrictText())));
+      WebSocketRequest req = WebSocketRequest.create(url);
+      if (token != null) {
+        req = req.addHeader(Authorization.oauth2(token));
+      }
+      upgrade =
+          Http.get(system)
+              .singleWebSocketRequest(req, Flow.fromSinkAndSourceCoupled(in, q.second()), mat)
+              .first()
+              .toCompletableFuture();
+    }
+
+    void send(String text) {
+      out.offer(TextMessage.create(text));
+    }
+
+    int upgradeStatus() throws Exception {
+      return upgrade.get(WAIT.toSeconds(), TimeUnit.SECONDS).response().status().intValue();
+    }
+
+    int awaitClose() throws Exception {
+      return closeCode.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+  }
+
+  static String hello(String project, String... capabilities) {
+    StringBuilder caps = new StringBuilder();
+    for (String c : capabilities) {
+      caps.append(caps.length() == 0 ? "" : ",").append('"').append(c).append('"');
+    }
+    return "{\"type\":\"hello\",\"schema_version\":1,\"protocol_version\":1,\"project_id\":\""
+        + project
+        + "\",\"runner_version\":\"t\",\"capabilities\":["
+        + caps
+        + "],\"resume\":{}}";
+  }
+}
