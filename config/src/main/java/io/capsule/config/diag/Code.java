@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
  * The diagnostics catalog: every code the runtime can raise, with one line of meaning and one line
  * of what to do. Codes are stable (tests and operators match on them); the prefix tells the area:
  * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
- * {@code PRO} the runner protocol, {@code SEC} security warnings, {@code TOOL} the tool bridge.
+ * {@code PRO} the runner protocol, {@code HUB} the hub, {@code SEC} security warnings, {@code TOOL}
+ * the tool bridge.
  *
  * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
  * used in the sources but missing here, or listed here but never raised.
@@ -108,6 +109,12 @@ public enum Code {
       "the hub's state journal cannot be read, locked or written",
       "fix the named file or its disk; a hub that cannot keep its journal stops rather than lose"
           + " frames"),
+
+  // --- the hub ---
+  E_HUB_001(
+      "the hub's store cannot be reached or its schema cannot be created",
+      "check the --store URL, its user and password file, and that the database is up; run"
+          + " capsule hub migrate to see the database's own error"),
 
   // --- the tool bridge ---
   E_TOOL_001(

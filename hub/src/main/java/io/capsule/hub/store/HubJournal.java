@@ -49,6 +49,14 @@ public interface HubJournal extends AutoCloseable {
    */
   void append(Entry entry);
 
+  /**
+   * Records entries that arrived together, in order, as {@link #append} would one by one; a store
+   * that writes in batches does it in fewer round trips.
+   */
+  default void appendAll(List<Entry> entries) {
+    entries.forEach(this::append);
+  }
+
   /** Releases the journal (a file lock, a channel). Idempotent. */
   @Override
   void close();

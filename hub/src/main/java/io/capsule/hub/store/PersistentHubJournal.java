@@ -1,0 +1,194 @@
+package io.capsule.hub.store;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.HubCluster;
+import io.capsule.hub.runner.RunnerKey;
+import io.capsule.hub.task.TaskEntity;
+import io.capsule.hub.task.TaskEvent;
+import io.capsule.protocol.ProtocolException;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.SequencedFrame;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.EventEnvelope;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.persistence.query.Sequence;
+import org.apache.pekko.stream.javadsl.Sink;
+
+/**
+ * The hub's journal kept by sharded, event-sourced {@link TaskEntity task entities} in a Pekko
+ * Persistence store (H2 in memory or in a file, PostgreSQL: see {@link HubStore}). Each entry is
+ * persisted by its task's entity, which checks it against the task's ledger first; {@link #append}
+ * returns only once the store has it, so the hub's rule (record, then ack or publish) holds.
+ *
+ * <p>{@link #recorded()} is read once, when the journal opens, through Persistence Query: each
+ * task's events in order, tasks in the order they were first recorded. Entries of different tasks
+ * need no common order: the protocol numbers frames per task.
+ *
+ * <p>Threading: {@link #append} blocks its caller for at most the timeout (the hub's one actor, as
+ * the file journal's fsync did); it is safe from any thread.
+ */
+public final class PersistentHubJournal implements HubJournal {
+  private static final FrameCodec CODEC = FrameCodec.shared();
+
+  private final ActorSystem<?> system;
+  private final ClusterSharding sharding;
+  private final Duration timeout;
+  private final List<Entry> recorded;
+
+  private PersistentHubJournal(ActorSystem<?> system, Duration timeout, List<Entry> recorded) {
+    this.system = system;
+    this.sharding = ClusterSharding.get(system);
+    this.timeout = timeout;
+    this.recorded = List.copyOf(recorded);
+  }
+
+  /**
+   * Starts task sharding on {@code system} (joining a cluster of one when no seeds are set) and
+   * reads what the store holds. The system must run with {@link HubCluster#singleNode()} (or a
+   * cluster's settings) and {@link HubStore#pekkoConfig()} in its config.
+   *
+   * @throws ProtocolException {@code E-PRO-010} when the store cannot be read within {@code
+   *     timeout}
+   */
+  public static PersistentHubJournal open(ActorSystem<?> system, Duration timeout) {
+    HubCluster.joinSelfIfAlone(system);
+    ClusterSharding.get(system)
+        .init(Entity.of(TaskEntity.KEY, ctx -> TaskEntity.create(ctx.getEntityId())));
+    return new PersistentHubJournal(system, timeout, read(system, timeout));
+  }
+
+  @Override
+  public List<Entry> recorded() {
+    return recorded;
+  }
+
+  @Override
+  public void append(Entry entry) {
+    appendAll(List.of(entry));
+  }
+
+  /**
+   * Records entries that arrived together: one write per task, all tasks at once. When any task
+   * refuses or the store fails, throws; entries of other tasks may then be kept (the hub stops and
+   * its successor replays what is there, which is consistent per task).
+   */
+  @Override
+  public void appendAll(List<Entry> entries) {
+    Map<String, List<TaskEvent>> byTask = new LinkedHashMap<>();
+    for (Entry e : entries) {
+      String id = TaskEntity.entityId(e.runner().projectId(), e.frame().taskId());
+      byTask.computeIfAbsent(id, k -> new ArrayList<>()).add(event(e));
+    }
+    List<CompletableFuture<?>> writes = new ArrayList<>();
+    for (Map.Entry<String, List<TaskEvent>> t : byTask.entrySet()) {
+      CompletionStage<Done> written =
+          sharding
+              .entityRefFor(TaskEntity.KEY, t.getKey())
+              .<Done>askWithStatus(reply -> new TaskEntity.Record(t.getValue(), reply), timeout);
+      writes.add(written.toCompletableFuture());
+    }
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+          .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failed("interrupted while the store wrote", e);
+    } catch (ExecutionException e) {
+      throw failed(String.valueOf(e.getCause().getMessage()), e.getCause());
+    } catch (TimeoutException e) {
+      throw failed("the store did not confirm a write within " + timeout, e);
+    }
+  }
+
+  /** Nothing to release here: the store's pool ends with the actor system. */
+  @Override
+  public void close() {}
+
+  public ActorSystem<?> system() {
+    return system;
+  }
+
+  static TaskEvent event(Entry e) {
+    SequencedFrame f = e.frame();
+    return new TaskEvent(
+        e.runner().projectId(),
+        e.runner().runnerId(),
+        e.direction(),
+        f.type(),
+        f.seq(),
+        CODEC.encodeToString(f));
+  }
+
+  static Entry entry(TaskEvent e) {
+    SequencedFrame f = (SequencedFrame) CODEC.decode(e.frame(), false);
+    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f);
+  }
+
+  private static List<Entry> read(ActorSystem<?> system, Duration timeout) {
+    JdbcReadJournal query =
+        PersistenceQuery.get(system)
+            .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+    String prefix = TaskEntity.KEY.name() + "|";
+    try {
+      List<List<EventEnvelope>> tasks =
+          query
+              .currentPersistenceIds()
+              .filter(pid -> pid.startsWith(prefix))
+              .mapAsync(
+                  4,
+                  pid ->
+                      query
+                          .currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
+                          .runWith(Sink.seq(), system))
+              .filter(events -> !events.isEmpty())
+              .runWith(Sink.seq(), system)
+              .toCompletableFuture()
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      List<List<EventEnvelope>> ordered = new ArrayList<>(tasks);
+      ordered.sort(Comparator.comparingLong(events -> ordering(events.get(0))));
+      List<Entry> out = new ArrayList<>();
+      for (List<EventEnvelope> events : ordered) {
+        for (EventEnvelope env : events) {
+          out.add(entry((TaskEvent) env.event()));
+        }
+      }
+      return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failed("interrupted while reading the store", e);
+    } catch (ExecutionException e) {
+      throw failed("cannot read the store: " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw failed("the store was not read within " + timeout, e);
+    }
+  }
+
+  private static long ordering(EventEnvelope env) {
+    return env.offset() instanceof Sequence s ? s.value() : Long.MAX_VALUE;
+  }
+
+  private static ProtocolException failed(String why, Throwable cause) {
+    return new ProtocolException(
+        Diagnostic.of(Code.E_PRO_010, "the hub's store: " + why)
+            .withHint(
+                "check the store (database up, disk not full); the hub stops rather than"
+                    + " acknowledge what it could not keep"),
+        cause);
+  }
+}

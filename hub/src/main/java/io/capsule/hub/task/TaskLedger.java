@@ -1,0 +1,102 @@
+package io.capsule.hub.task;
+
+import io.capsule.hub.HubCbor;
+import io.capsule.hub.store.HubJournal.Direction;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A task's facts as its entity keeps them: the runner it is placed on, the last seq the hub sent
+ * it, the highest runner seq applied, how many progress events and whether its one report arrived.
+ * Pure and immutable: {@link #refusal} decides, {@link #apply} evolves; the entity's snapshots are
+ * this record.
+ *
+ * <p>The rules are the ones a journal must obey to replay (an assign places the task, on another
+ * runner it places it again and the seqs start over; a cancel goes to the runner it is placed on;
+ * sent seqs rise; applied runner frames come from the runner the task is placed on, next in seq,
+ * nothing after the report). A refused batch is not persisted at all.
+ */
+public record TaskLedger(
+    String runnerId,
+    long lastSentSeq,
+    long lastAppliedSeq,
+    int progressEvents,
+    boolean reported,
+    int placements)
+    implements HubCbor {
+
+  /** No runner ("" in {@code runnerId}: a plain string keeps the snapshot format simple). */
+  public static final TaskLedger EMPTY = new TaskLedger("", 0, 0, 0, false, 0);
+
+  /** The runner the task is placed on, if any. */
+  public Optional<String> placedOn() {
+    return runnerId.isEmpty() ? Optional.empty() : Optional.of(runnerId);
+  }
+
+  /** Why {@code e} cannot be recorded after what this ledger holds; empty when it can. */
+  public Optional<String> refusal(TaskEvent e) {
+    if (e.direction() == Direction.SENT) {
+      if (e.isAssign()) {
+        if (reported) {
+          return Optional.of("the task has its report; it is not placed again");
+        }
+        if (runnerId.equals(e.runnerId())) {
+          return Optional.of("the task is already placed on runner '" + e.runnerId() + "'");
+        }
+        return e.seq() == 1 ? Optional.empty() : Optional.of("an assign must carry seq 1");
+      }
+      if (runnerId.isEmpty()) {
+        return Optional.of("a '" + e.type() + "' for a task that was never assigned");
+      }
+      if (!runnerId.equals(e.runnerId())) {
+        return Optional.of(
+            "the task is placed on runner '" + runnerId + "', not '" + e.runnerId() + "'");
+      }
+      return e.seq() > lastSentSeq
+          ? Optional.empty()
+          : Optional.of("sent seq " + e.seq() + " does not rise above " + lastSentSeq);
+    }
+    if (!runnerId.equals(e.runnerId())) {
+      return Optional.of(
+          "runner '"
+              + e.runnerId()
+              + "' sent '"
+              + e.type()
+              + "' for a task placed on "
+              + placedOn().map(r -> "runner '" + r + "'").orElse("no runner"));
+    }
+    if (reported) {
+      return Optional.of("a '" + e.type() + "' after the task's report");
+    }
+    return e.seq() == lastAppliedSeq + 1
+        ? Optional.empty()
+        : Optional.of("applied seq " + e.seq() + " is not the next (" + (lastAppliedSeq + 1) + ")");
+  }
+
+  /** The first refusal in {@code batch}, each event judged after the ones before it. */
+  public Optional<String> refusal(List<TaskEvent> batch) {
+    TaskLedger at = this;
+    for (TaskEvent e : batch) {
+      Optional<String> no = at.refusal(e);
+      if (no.isPresent()) {
+        return no;
+      }
+      at = at.apply(e);
+    }
+    return Optional.empty();
+  }
+
+  /** The ledger after {@code e}; never refuses (recovery replays what was accepted). */
+  public TaskLedger apply(TaskEvent e) {
+    if (e.isAssign()) {
+      return new TaskLedger(e.runnerId(), e.seq(), 0, progressEvents, false, placements + 1);
+    }
+    if (e.direction() == Direction.SENT) {
+      return new TaskLedger(
+          runnerId, e.seq(), lastAppliedSeq, progressEvents, reported, placements);
+    }
+    return e.isReport()
+        ? new TaskLedger(runnerId, lastSentSeq, e.seq(), progressEvents, true, placements)
+        : new TaskLedger(runnerId, lastSentSeq, e.seq(), progressEvents + 1, reported, placements);
+  }
+}

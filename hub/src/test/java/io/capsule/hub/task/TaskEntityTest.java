@@ -1,0 +1,114 @@
+package io.capsule.hub.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import java.util.List;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit.CommandResultWithReply;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The task entity on the persistence TestKit: what it stores, what it refuses without storing, that
+ * a restart recovers the ledger, and (the kit's serialization check) that every command, event and
+ * snapshot goes through the CBOR binding, not Java serialization.
+ */
+class TaskEntityTest {
+  private static final ActorTestKit KIT =
+      ActorTestKit.create(
+          EventSourcedBehaviorTestKit.config()
+              .withFallback(PersistenceTestKitSnapshotPlugin.config())
+              .withFallback(ConfigFactory.load()));
+
+  private final EventSourcedBehaviorTestKit<TaskEntity.Command, TaskEvent, TaskLedger> entity =
+      EventSourcedBehaviorTestKit.create(
+          KIT.system(), TaskEntity.create(TaskEntity.entityId("p", "T-1")));
+
+  @BeforeEach
+  void clear() {
+    entity.clear();
+  }
+
+  @AfterAll
+  static void stop() {
+    KIT.shutdownTestKit();
+  }
+
+  @Test
+  void aBatchOfFramesIsStoredInOrderAndAnsweredOnlyThen() {
+    List<TaskEvent> batch =
+        List.of(
+            TaskLedgerTest.event("S:assign:r1:1"),
+            TaskLedgerTest.event("A:progress:r1:1"),
+            TaskLedgerTest.event("A:progress:r1:2"));
+    CommandResultWithReply<TaskEntity.Command, TaskEvent, TaskLedger, StatusReply<Done>> r =
+        entity.<StatusReply<Done>>runCommand(reply -> new TaskEntity.Record(batch, reply));
+    assertTrue(r.reply().isSuccess());
+    assertEquals(batch, r.events());
+    assertEquals(new TaskLedger("r1", 1, 2, 2, false, 1), r.state());
+  }
+
+  @Test
+  void aForgedFrameFromAnotherRunnerIsRefusedAndNothingOfItsBatchIsStored() {
+    entity.<StatusReply<Done>>runCommand(
+        reply -> new TaskEntity.Record(List.of(TaskLedgerTest.event("S:assign:r1:1")), reply));
+    CommandResultWithReply<TaskEntity.Command, TaskEvent, TaskLedger, StatusReply<Done>> r =
+        entity.<StatusReply<Done>>runCommand(
+            reply ->
+                new TaskEntity.Record(
+                    List.of(
+                        TaskLedgerTest.event("A:progress:r1:1"),
+                        TaskLedgerTest.event("A:report:r2:2")),
+                    reply));
+    assertTrue(r.reply().isError());
+    assertTrue(
+        r.reply().getError().getMessage().contains("placed on runner 'r1'"),
+        r.reply().getError().getMessage());
+    assertTrue(r.hasNoEvents());
+    assertEquals(new TaskLedger("r1", 1, 0, 0, false, 1), r.state());
+  }
+
+  @Test
+  void aRestartRecoversTheLedgerFromTheStore() {
+    entity.<StatusReply<Done>>runCommand(
+        reply ->
+            new TaskEntity.Record(
+                List.of(
+                    TaskLedgerTest.event("S:assign:r1:1"),
+                    TaskLedgerTest.event("A:progress:r1:1"),
+                    TaskLedgerTest.event("A:report:r1:2")),
+                reply));
+    EventSourcedBehaviorTestKit.RestartResult<TaskLedger> restarted = entity.restart();
+    assertEquals(new TaskLedger("r1", 1, 2, 1, true, 1), restarted.state());
+  }
+
+  @Test
+  void pastTheSnapshotIntervalARestartStartsFromASnapshot() {
+    entity.<StatusReply<Done>>runCommand(
+        reply -> new TaskEntity.Record(List.of(TaskLedgerTest.event("S:assign:r1:1")), reply));
+    for (int seq = 1; seq <= TaskEntity.SNAPSHOT_EVERY + 5; seq++) {
+      String e = "A:progress:r1:" + seq;
+      entity.<StatusReply<Done>>runCommand(
+          reply -> new TaskEntity.Record(List.of(TaskLedgerTest.event(e)), reply));
+    }
+    TaskLedger expected =
+        new TaskLedger(
+            "r1", 1, TaskEntity.SNAPSHOT_EVERY + 5, TaskEntity.SNAPSHOT_EVERY + 5, false, 1);
+    assertEquals(expected, entity.restart().state());
+    assertTrue(
+        entity.snapshotTestKit().orElseThrow().persistedInStorage(pid()).stream()
+            .anyMatch(s -> s.first().sequenceNr() > 0),
+        "a snapshot was written");
+  }
+
+  private static String pid() {
+    return TaskEntity.KEY.name() + "|" + TaskEntity.entityId("p", "T-1");
+  }
+}

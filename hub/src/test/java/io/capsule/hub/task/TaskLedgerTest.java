@@ -1,0 +1,111 @@
+package io.capsule.hub.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.capsule.hub.store.HubJournal.Direction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The task entity's command handler as a pure table: a history, then one frame, then a verdict. */
+class TaskLedgerTest {
+
+  /**
+   * {@code history} and {@code next} are frames written {@code DIR:type:runner:seq} ({@code S}
+   * sent, {@code A} applied; {@code assign}, {@code cancel}, {@code progress}, {@code report}),
+   * history separated by spaces; {@code refusal} is a fragment of the reason, or empty to accept.
+   */
+  @ParameterizedTest(name = "{0} then {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          ''                                        | S:assign:r1:1   | ''
+          ''                                        | S:assign:r1:2   | an assign must carry seq 1
+          ''                                        | S:cancel:r1:1   | never assigned
+          ''                                        | A:progress:r1:1 | placed on no runner
+          S:assign:r1:1                             | A:progress:r1:1 | ''
+          S:assign:r1:1                             | A:progress:r2:1 | placed on runner 'r1'
+          S:assign:r1:1                             | A:report:r2:1   | placed on runner 'r1'
+          S:assign:r1:1                             | A:progress:r1:2 | not the next (1)
+          S:assign:r1:1 A:progress:r1:1             | A:progress:r1:1 | not the next (2)
+          S:assign:r1:1 A:progress:r1:1             | A:report:r1:2   | ''
+          S:assign:r1:1 A:report:r1:1               | A:progress:r1:2 | after the task's report
+          S:assign:r1:1 A:report:r1:1               | S:assign:r2:1   | it is not placed again
+          S:assign:r1:1                             | S:assign:r1:1   | already placed on runner 'r1'
+          S:assign:r1:1                             | S:cancel:r1:2   | ''
+          S:assign:r1:1                             | S:cancel:r1:1   | does not rise above 1
+          S:assign:r1:1                             | S:cancel:r2:2   | placed on runner 'r1', not 'r2'
+          S:assign:r1:1 A:progress:r1:1             | S:assign:r2:1   | ''
+          S:assign:r1:1 A:progress:r1:4 S:assign:r2:1 | A:progress:r2:1 | ''
+          S:assign:r1:1 S:assign:r2:1               | A:progress:r1:1 | placed on runner 'r2'
+          """)
+  void decidesEachFrameAfterTheTasksHistory(String history, String next, String refusal) {
+    TaskLedger ledger = TaskLedger.EMPTY;
+    for (String h : history.isBlank() ? new String[0] : history.trim().split("\\s+")) {
+      ledger = ledger.apply(event(h)); // apply never refuses: recovery replays
+    }
+    Optional<String> verdict = ledger.refusal(event(next));
+    if (refusal.isEmpty()) {
+      assertEquals(Optional.empty(), verdict);
+    } else {
+      assertEquals(
+          true,
+          verdict.map(v -> v.contains(refusal)).orElse(false),
+          "expected a refusal containing '" + refusal + "', got " + verdict);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          S:assign:r1:1 A:progress:r1:1 A:progress:r1:2 A:report:r1:3 | ''
+          S:assign:r1:1 A:progress:r1:1 A:progress:r1:1               | not the next (2)
+          S:assign:r1:1 A:report:r1:1 A:progress:r1:2                 | after the task's report
+          """)
+  void aBatchIsJudgedFrameByFrameAndRefusedWhole(String batch, String refusal) {
+    List<TaskEvent> events = new ArrayList<>();
+    for (String e : batch.trim().split("\\s+")) {
+      events.add(event(e));
+    }
+    Optional<String> verdict = TaskLedger.EMPTY.refusal(events);
+    assertEquals(refusal.isEmpty(), verdict.isEmpty(), String.valueOf(verdict));
+    verdict.ifPresent(v -> assertEquals(true, v.contains(refusal), v));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          S:assign:r1:1                                               | r1 | 1 | 0 | 0 | false | 1
+          S:assign:r1:1 A:progress:r1:1 A:progress:r1:2               | r1 | 1 | 2 | 2 | false | 1
+          S:assign:r1:1 A:progress:r1:1 S:cancel:r1:2 A:report:r1:2   | r1 | 2 | 2 | 1 | true  | 1
+          S:assign:r1:1 A:progress:r1:1 S:assign:r2:1 A:progress:r2:1 | r2 | 1 | 1 | 2 | false | 2
+          """)
+  void theLedgerKeepsPlacementSeqsProgressAndTheReport(
+      String history,
+      String runner,
+      long lastSent,
+      long lastApplied,
+      int progress,
+      boolean reported,
+      int placements) {
+    TaskLedger ledger = TaskLedger.EMPTY;
+    for (String h : history.trim().split("\\s+")) {
+      ledger = ledger.apply(event(h));
+    }
+    assertEquals(
+        new TaskLedger(runner, lastSent, lastApplied, progress, reported, placements), ledger);
+  }
+
+  static TaskEvent event(String spec) {
+    String[] p = spec.split(":");
+    Direction dir = p[0].equals("S") ? Direction.SENT : Direction.APPLIED;
+    return new TaskEvent("p", p[2], dir, "task." + p[1], Long.parseLong(p[3]), "{}");
+  }
+}
