@@ -11,11 +11,17 @@ final class CliSystem {
   private CliSystem() {}
 
   static ActorSystem<Void> create(String name, CapsuleSettings settings) {
+    return create(name, settings, ConfigFactory.empty());
+  }
+
+  /** With {@code overlay} in front of the settings (the hub's store and cluster settings). */
+  static ActorSystem<Void> create(String name, CapsuleSettings settings, Config overlay) {
     Config config =
         ConfigFactory.parseString(
                 // The CLI handles SIGINT itself (CtrlC): the system must outlive the JVM hook.
                 "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"
                     + "pekko.jvm-shutdown-hooks = off\n")
+            .withFallback(overlay)
             .withFallback(settings.config());
     return ActorSystem.create(Behaviors.empty(), name, config);
   }

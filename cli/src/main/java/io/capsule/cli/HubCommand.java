@@ -4,9 +4,11 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
-import io.capsule.hub.store.FileHubJournal;
 import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.HubStore;
+import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.token.ProjectTokens;
 import java.io.PrintWriter;
@@ -29,8 +31,15 @@ import picocli.CommandLine.Option;
     description =
         "Run a reference hub: the runner endpoint /v1/runner and a small task API"
             + " (/v1/tasks, /v1/runners) on one address.",
-    subcommands = {HubCommand.Token.class})
+    subcommands = {HubCommand.Token.class, HubCommand.Migrate.class})
 final class HubCommand implements Callable<Integer> {
+  /**
+   * How long the hub waits for its store to read its history at start and to confirm each write: 10
+   * s is far above a healthy database's milliseconds, and short enough that a store that is gone
+   * stops the hub (E-PRO-010) instead of leaving runners unacknowledged without an error.
+   */
+  static final Duration STORE_TIMEOUT = Duration.ofSeconds(10);
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -48,20 +57,7 @@ final class HubCommand implements Callable<Integer> {
       description = "the shared token secret, at least 32 bytes (required)")
   Path secretFile;
 
-  @Option(
-      names = "--state-dir",
-      description =
-          "keep the hub's journal here (tasks, events, sequence numbers) so a restarted hub"
-              + " resumes its runners with nothing lost or repeated; without it the hub forgets"
-              + " everything when it stops")
-  Path stateDir;
-
-  @Option(
-      names = "--fsync",
-      description =
-          "with --state-dir: flush each journal entry to disk, to survive a machine crash too"
-              + " (a killed hub process loses nothing without it)")
-  boolean fsync;
+  @CommandLine.Mixin HubStoreOptions storeOptions = new HubStoreOptions();
 
   @Override
   public Integer call() throws InterruptedException {
@@ -81,10 +77,19 @@ final class HubCommand implements Callable<Integer> {
     String host = listen.substring(0, colon);
     int port = Integer.parseInt(listen.substring(colon + 1));
     PrintWriter out = spec.commandLine().getOut();
-    HubJournal journal =
-        stateDir == null ? HubJournal.none() : FileHubJournal.open(stateDir, fsync);
-    ActorSystem<Void> system = CliSystem.create("capsule-hub", settings);
+    HubStore store = storeOptions.resolve();
+    store.migrate(); // E-HUB-001 before anything listens: a hub without its store never starts
+    ActorSystem<Void> system =
+        CliSystem.create(
+            "capsule-hub", settings, store.pekkoConfig().withFallback(HubCluster.singleNode()));
+    HubJournal journal;
     ReferenceHub hub;
+    try {
+      journal = PersistentHubJournal.open(system, STORE_TIMEOUT);
+    } catch (RuntimeException e) {
+      system.terminate();
+      throw e;
+    }
     try {
       hub =
           ReferenceHub.start(
@@ -106,9 +111,7 @@ final class HubCommand implements Callable<Integer> {
       }
       throw cause instanceof RuntimeException r ? r : e;
     }
-    if (journal instanceof FileHubJournal file) {
-      out.println(restoredLine(file));
-    }
+    out.println(restoredLine(store, journal));
     out.println("hub for project " + project + " listening on " + hub.apiUrl());
     out.println("runners connect to " + hub.runnerUrl());
     out.flush();
@@ -153,25 +156,47 @@ final class HubCommand implements Callable<Integer> {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
-  private static String restoredLine(FileHubJournal journal) {
+  private static String restoredLine(HubStore store, HubJournal journal) {
     long tasks = journal.recorded().stream().filter(e -> e.frame() instanceof TaskAssign).count();
-    String line =
-        tasks == 0
-            ? "journal " + journal.file() + " (new)"
-            : "journal "
-                + journal.file()
-                + ": restored "
-                + tasks
-                + (tasks == 1 ? " task" : " tasks")
-                + " from "
-                + journal.recorded().size()
-                + " entries";
-    return journal.droppedTornBytes() == 0
-        ? line
-        : line
-            + " (dropped a torn last entry of "
-            + journal.droppedTornBytes()
-            + " bytes: the hub had not acted on it)";
+    String where = "state: " + store.describe();
+    return tasks == 0
+        ? where + (store.durable() ? " (no tasks yet)" : "")
+        : where
+            + ": restored "
+            + tasks
+            + (tasks == 1 ? " task" : " tasks")
+            + " from "
+            + journal.recorded().size()
+            + " entries";
+  }
+
+  /**
+   * {@code capsule hub migrate}: creates the store's schema where missing and exits, so that a
+   * database can be prepared (and its credentials checked) before any hub starts. Idempotent.
+   */
+  @Command(
+      name = "migrate",
+      mixinStandardHelpOptions = true,
+      description =
+          "Create the hub's tables in its store (--store or --state-dir) if missing, then exit;"
+              + " safe to run again.")
+  static final class Migrate implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Mixin HubStoreOptions storeOptions = new HubStoreOptions();
+
+    @Override
+    public Integer call() {
+      HubStore store = storeOptions.resolve();
+      if (!store.durable()) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "capsule hub migrate needs --store or --state-dir");
+      }
+      store.migrate();
+      spec.commandLine().getOut().println("schema ready: " + store.describe());
+      spec.commandLine().getOut().flush();
+      return ExitCodes.DONE;
+    }
   }
 
   @Command(

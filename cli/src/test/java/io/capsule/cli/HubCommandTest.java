@@ -10,7 +10,6 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.hub.store.FileHubJournal;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.frame.Invocation;
@@ -27,7 +26,10 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code capsule hub --state-dir}: the refusals a person sees, and a hub whose journal fails. */
+/**
+ * {@code capsule hub} and {@code hub migrate}: the refusals a person sees about the store and the
+ * address, and a hub whose journal fails.
+ */
 class HubCommandTest {
   @TempDir Path dir;
 
@@ -49,14 +51,57 @@ class HubCommandTest {
   }
 
   @Test
-  void aCorruptJournalIsRefusedWithItsCodeLineAndWhatToDo() throws Exception {
+  void aStateDirectoryWhoseDatabaseIsNotH2IsRefusedWithItsCodeAndWhatToDo() throws Exception {
     Path state = Files.createDirectories(dir.resolve("state"));
-    Files.writeString(state.resolve("hub.journal"), "{\"v\":1}\n{\"v\":1}\n");
+    Files.writeString(state.resolve("hub.mv.db"), "not an H2 database\n".repeat(200));
     Cli.Result r = hub(state);
     assertEquals(ExitCodes.TASK_FAILED, r.exit(), r.err());
-    assertTrue(r.err().contains("E-PRO-010"), r.err());
-    assertTrue(r.err().contains("line 1"), r.err());
-    assertTrue(r.err().contains("--state-dir"), "says what to do: " + r.err());
+    assertTrue(r.err().contains("E-HUB-001"), r.err());
+    assertTrue(r.err().contains("hub.mv.db"), "names the file: " + r.err());
+    assertTrue(r.err().contains("capsule hub migrate"), "says what to do: " + r.err());
+  }
+
+  @Test
+  void migrateCreatesTheSchemaAndRunningItAgainIsHarmless() throws Exception {
+    Path state = dir.resolve("state");
+    for (int i = 0; i < 2; i++) {
+      Cli.Result r = Cli.run("hub", "migrate", "--state-dir", state.toString());
+      assertEquals(ExitCodes.DONE, r.exit(), r.err());
+      assertTrue(r.out().contains("schema ready: H2 file"), r.out());
+    }
+    assertTrue(Files.exists(state.resolve("hub.mv.db")));
+  }
+
+  @Test
+  void migrateWithoutAStoreIsAUsageError() throws Exception {
+    Cli.Result r = Cli.run("hub", "migrate");
+    assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+    assertTrue(r.err().contains("--store or --state-dir"), r.err());
+  }
+
+  @Test
+  void anUnreachablePostgresIsRefusedWithItsCodeAndTheOutputNeverHoldsThePassword()
+      throws Exception {
+    Path pw = Files.writeString(dir.resolve("pg.pw"), "pw-that-must-not-leak\n");
+    Cli.Result r =
+        Cli.run(
+            "hub",
+            "migrate",
+            "--store",
+            "jdbc:postgresql://127.0.0.1:1/capsule",
+            "--store-password-file",
+            pw.toString());
+    assertEquals(ExitCodes.TASK_FAILED, r.exit(), r.err());
+    assertTrue(r.err().contains("E-HUB-001"), r.err());
+    assertTrue(!r.err().contains("pw-that-must-not-leak"), r.err());
+    assertTrue(!r.out().contains("pw-that-must-not-leak"), r.out());
+  }
+
+  @Test
+  void aStoreThatIsNotPostgresIsAUsageErrorWithAnExample() throws Exception {
+    Cli.Result r = Cli.run("hub", "migrate", "--store", "mysql://x");
+    assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+    assertTrue(r.err().contains("jdbc:postgresql://"), r.err());
   }
 
   @Test
@@ -77,18 +122,6 @@ class HubCommandTest {
       assertTrue(r.err().contains("E-CFG-001"), r.err());
       assertTrue(r.err().contains("cannot be bound"), r.err());
       assertTrue(!r.err().contains("internal error"), r.err());
-    }
-  }
-
-  @Test
-  void aStateDirectoryInUseByAnotherHubIsRefused() throws Exception {
-    Path state = dir.resolve("state");
-    try (FileHubJournal other = FileHubJournal.open(state, false)) {
-      Cli.Result r = hub(state);
-      assertEquals(ExitCodes.TASK_FAILED, r.exit(), r.err());
-      assertTrue(r.err().contains("E-PRO-010"), r.err());
-      assertTrue(r.err().contains("in use by another hub"), r.err());
-      assertTrue(other.recorded().isEmpty());
     }
   }
 

@@ -8,11 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.typesafe.config.ConfigFactory;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
-import io.capsule.hub.store.FileHubJournal;
+import io.capsule.hub.HubCluster;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.HubStore;
+import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.frame.Invocation;
@@ -29,6 +32,7 @@ import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.RunnerClient;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -68,6 +72,24 @@ class HubRestartTest {
       open.get(i).close();
     }
     kit.shutdownTestKit();
+  }
+
+  /**
+   * A node that keeps the hub's journal in an H2 file under {@code state}: a second one on the same
+   * directory reads what the first stored, as a restarted hub process would.
+   */
+  private ActorTestKit storeNode() {
+    HubStore store = HubStore.h2File(state);
+    store.migrate();
+    ActorTestKit node =
+        ActorTestKit.create(
+            "store",
+            store
+                .pekkoConfig()
+                .withFallback(HubCluster.singleNode())
+                .withFallback(ConfigFactory.load()));
+    open.add(node::shutdownTestKit);
+    return node;
   }
 
   /** A started hub, its events as a queue, and how its event stream ended. */
@@ -147,8 +169,8 @@ class HubRestartTest {
 
   @Test
   void aRunnerResumesAgainstARestartedHubWithNothingLostOrAppliedTwice() throws Exception {
-    FileHubJournal journal1 = FileHubJournal.open(state, false);
-    open.add(journal1);
+    ActorTestKit store1 = storeNode();
+    HubJournal journal1 = PersistentHubJournal.open(store1.system(), Duration.ofSeconds(20));
     Hub hub1 = start(journal1, 0);
     int port = hub1.server().localAddress().getPort();
     BlockingQueue<SequencedFrame> inbox = new LinkedBlockingQueue<>();
@@ -163,15 +185,14 @@ class HubRestartTest {
 
     sendAll(client, 1, 300);
     hub1.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS); // mid-task
-    journal1.close();
+    store1.shutdownTestKit(); // the store's node goes too, as when the hub's process dies
     await(states, s -> s.status() != ConnectionState.Status.CONNECTED);
     List<HubEvent> beforeEvents = new ArrayList<>();
     hub1.events().drainTo(beforeEvents);
     List<Long> before = progressSeqs(beforeEvents);
     sendAll(client, 301, 600); // while no hub is there: the runner buffers
 
-    FileHubJournal journal2 = FileHubJournal.open(state, false);
-    open.add(journal2);
+    HubJournal journal2 = PersistentHubJournal.open(storeNode().system(), Duration.ofSeconds(20));
     assertEquals(1 + before.size(), journal2.recorded().size(), "the assign and each applied");
     Hub hub2 = start(journal2, port);
     // The new hub numbers on: the task's next hub frame is seq 2, not a second seq 1.

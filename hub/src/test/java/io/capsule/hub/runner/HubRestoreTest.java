@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
-import io.capsule.hub.store.FileHubJournalTest;
 import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.hub.store.HubJournal.Entry;
+import io.capsule.hub.store.JournalHistory;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Rebuilding the hub's sequencing from journal entries: what it restores, what it refuses. */
 class HubRestoreTest {
   private static final ProtocolConfig CONFIG = ProtocolConfig.builder().build();
-  private static final List<Entry> H = FileHubJournalTest.history(); // assign, text, cancel, report
+  private static final List<Entry> H = JournalHistory.history(); // assign, text, cancel, report
   private static final RunnerKey OTHER = new RunnerKey("p", "r-2");
 
   @Test
