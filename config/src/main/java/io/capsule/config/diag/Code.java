@@ -110,6 +110,11 @@ public enum Code {
       "fix the named file or its disk; a hub that cannot keep its journal stops rather than lose"
           + " frames"),
 
+  E_PRO_011(
+      "a runner sent progress or a report for a task that is not placed on it",
+      "nothing of that frame was applied; check the runner's task ids (a runner only reports the"
+          + " tasks the hub assigned to it)"),
+
   // --- the hub ---
   E_HUB_001(
       "the hub's store cannot be reached or its schema cannot be created",

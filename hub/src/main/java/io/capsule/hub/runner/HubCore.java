@@ -280,6 +280,12 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       send(c, new Pong(p.nonce()));
     } else if (f instanceof TaskProgress || f instanceof TaskReport) {
       SequencedFrame sf = (SequencedFrame) f;
+      if (!s.openTasks.contains(sf.taskId()) && !s.seq.isFinished(sf.taskId())) {
+        // Not placed on this runner: never applied, never held (a runner could otherwise fill
+        // the hub with frames of tasks it invents). The connection stays: its own tasks go on.
+        onRejected(c, notPlaced(key, sf), waits);
+        return;
+      }
       Receipt r = s.seq.receive(sf);
       boolean reportSeen = f instanceof TaskReport;
       for (SequencedFrame applied : r.applied()) {
@@ -314,6 +320,25 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
           new FrameRejected(Code.E_PRO_002, "a runner does not send '" + f.type() + "'");
       onRejected(c, wrongWay, waits);
     }
+  }
+
+  private FrameRejected notPlaced(RunnerKey key, SequencedFrame f) {
+    RunnerKey owner = taskOwner.get(HubRestore.owned(key.projectId(), f.taskId()));
+    return new FrameRejected(
+        Code.E_PRO_011,
+        "runner '"
+            + key.runnerId()
+            + "' sent "
+            + f.type()
+            + " seq "
+            + f.seq()
+            + " for task '"
+            + f.taskId()
+            + "', which "
+            + (owner == null
+                ? "is not an open task of this project"
+                : "is placed on runner '" + owner.runnerId() + "'")
+            + "; nothing of it was applied");
   }
 
   private Behavior<Command> onClosed(Closed closed) {
