@@ -6,6 +6,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.token.TokenSource;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -45,13 +46,17 @@ final class RunnerCommand implements Callable<Integer> {
   @Option(
       names = "--capsules",
       required = true,
-      description = "the folder whose sub-folders are the capsules (backend capsule:NAME)")
+      description =
+          "the folder whose sub-folders are the capsules (backend capsule:NAME); each one with a"
+              + " murmur.yaml is announced to the hub at start, so it is given only those tasks")
   Path capsules;
 
   @Option(
       names = "--max-runs",
       defaultValue = "4",
-      description = "runs at once; more assignments wait (default ${DEFAULT-VALUE})")
+      description =
+          "runs at once, 1-4096, announced to the hub as its slots; more assignments wait"
+              + " (default ${DEFAULT-VALUE})")
   int maxRuns;
 
   @Option(names = "--project", description = "hello.project_id (default: the token's project)")
@@ -59,8 +64,9 @@ final class RunnerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (maxRuns < 1) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--max-runs must be at least 1");
+    if (maxRuns < 1 || maxRuns > Capabilities.MAX_SLOTS) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--max-runs must be 1.." + Capabilities.MAX_SLOTS);
     }
     if (!Files.isDirectory(capsules)) {
       throw new DiagnosticException(

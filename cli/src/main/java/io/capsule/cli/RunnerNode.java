@@ -2,16 +2,23 @@ package io.capsule.cli;
 
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.driver.load.DriverLoader;
+import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.RunnerClient;
 import io.capsule.runtime.AssignReader;
 import io.capsule.runtime.HubLink;
 import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -43,17 +50,48 @@ final class RunnerNode implements AutoCloseable {
     DriverLoader loader = RuntimeWiring.driverLoader(settings);
     EmbeddedRuntime runtime =
         EmbeddedRuntime.create(system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
+    RunnerClient.Settings defaults =
+        RunnerClient.Settings.of(
+            hubUrl, projectId, version(), tokens, RuntimeWiring.protocol(settings));
     RunnerClient client =
         RunnerClient.start(
             system,
-            RunnerClient.Settings.of(
-                    hubUrl, projectId, version(), tokens, RuntimeWiring.protocol(settings))
+            new RunnerClient.Settings(
+                    hubUrl,
+                    projectId,
+                    defaults.runnerVersion(),
+                    capabilities(defaults.capabilities(), capsules, maxRuns),
+                    tokens,
+                    defaults.config(),
+                    null)
                 .withOnState(onState));
     system.systemActorOf(
         HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns, onTask),
         "hub-link-" + UUID.randomUUID(),
         Props.empty());
     return new RunnerNode(client, loader);
+  }
+
+  /**
+   * What the hello announces: the client's own capabilities, then {@code capsule:<name>} for every
+   * sub-folder of {@code capsules} the assign reader would accept (a capsule name holding a {@code
+   * murmur.yaml}), sorted so the hello is stable, then {@code slots:<maxRuns>}. Read once, at
+   * start: the hello is the same on every reconnect.
+   */
+  static List<String> capabilities(List<String> base, Path capsules, int maxRuns) {
+    List<String> out = new ArrayList<>(base);
+    try (Stream<Path> dirs = Files.list(capsules)) {
+      dirs.filter(d -> Files.isRegularFile(d.resolve("murmur.yaml")))
+          .map(d -> d.getFileName().toString())
+          .filter(Capabilities::isCapsuleName)
+          .sorted()
+          .map(Capabilities::capsule)
+          .forEach(out::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list the capsules in " + capsules, e);
+    }
+    out.add(Capabilities.slots(maxRuns));
+    return out;
   }
 
   RunnerClient client() {

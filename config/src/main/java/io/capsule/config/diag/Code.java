@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
  * The diagnostics catalog: every code the runtime can raise, with one line of meaning and one line
  * of what to do. Codes are stable (tests and operators match on them); the prefix tells the area:
  * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
- * {@code PRO} the runner protocol, {@code HUB} the hub, {@code SEC} security warnings, {@code TOOL}
- * the tool bridge.
+ * {@code PRO} the runner protocol, {@code HUB} the hub, {@code HTTP} the hub's HTTP edge, {@code
+ * SEC} security warnings, {@code TOOL} the tool bridge.
  *
  * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
  * used in the sources but missing here, or listed here but never raised.
@@ -120,6 +120,17 @@ public enum Code {
       "the hub's store cannot be reached or its schema cannot be created",
       "check the --store URL, its user and password file, and that the database is up; run"
           + " capsule hub migrate to see the database's own error"),
+
+  // --- the hub's HTTP edge (connections before any request is read) ---
+  E_HTTP_001(
+      "too many connections from this address are open at the hub",
+      "close idle connections, or raise capsule.hub.http.max-connections-per-address"),
+  E_HTTP_002(
+      "the hub has as many connections open as it allows",
+      "retry after a moment; if it persists, raise capsule.hub.http.max-connections"),
+  E_HTTP_003(
+      "a request's headers did not arrive within the header deadline; the connection was closed",
+      "send the whole request head at once, or raise capsule.hub.http.header-timeout"),
 
   // --- the tool bridge ---
   E_TOOL_001(
