@@ -136,6 +136,24 @@ class HubServerTest {
   }
 
   @Test
+  void refusesAProgressKindWithAControlCharacterAtTheEdge() throws Exception {
+    // A kind becomes an SSE `event:` line: a newline in it would split the stream for good.
+    RawPeer p = peer(token("p-kind", "r"));
+    p.send(hello("p-kind", "error-frames"));
+    p.send(
+        "{\"type\":\"task.progress\",\"schema_version\":1,\"task_id\":\"T\",\"seq\":1,"
+            + "\"kind\":\"text\\nevent: report\",\"payload\":{}}");
+    String error = await(p.received, s -> s.contains("\"type\":\"error\""));
+    assertTrue(error.contains("E-PRO-004") && error.contains("kind"), error);
+    HubEvent refused =
+        await(
+            events,
+            e -> e instanceof HubEvent.Refused r && r.runner().projectId().equals("p-kind"));
+    assertTrue(refused.toString().contains("E-PRO-004"), refused.toString());
+    assertTrue(!p.closeCode.isDone(), "the connection stays");
+  }
+
+  @Test
   void dropsBadFramesSilentlyForAPeerWithoutErrorFrames() throws Exception {
     RawPeer p = peer(token("p-quiet", "r"));
     p.send(hello("p-quiet"));
