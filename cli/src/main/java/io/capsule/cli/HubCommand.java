@@ -91,6 +91,8 @@ final class HubCommand implements Callable<Integer> {
       system.terminate();
       throw e;
     }
+    out.println(restoredLine(store, journal)); // first: a refusal to bind still says where state is
+    out.flush();
     try {
       hub =
           ReferenceHub.start(
@@ -112,7 +114,6 @@ final class HubCommand implements Callable<Integer> {
       }
       throw cause instanceof RuntimeException r ? r : e;
     }
-    out.println(restoredLine(store, journal));
     out.println("hub for project " + project + " listening on " + hub.apiUrl());
     out.println("runners connect to " + hub.runnerUrl());
     out.flush();

@@ -122,6 +122,9 @@ class HubCommandTest {
       assertTrue(r.err().contains("E-CFG-001"), r.err());
       assertTrue(r.err().contains("cannot be bound"), r.err());
       assertTrue(!r.err().contains("internal error"), r.err());
+      assertTrue(
+          r.out().contains("state: in memory (nothing survives a restart"),
+          "without --state-dir or --store the hub says so at start: " + r.out());
     }
   }
 
