@@ -115,6 +115,28 @@ final class HeaderDeadline {
     return BidiFlow.fromGraph(new Stage());
   }
 
+  /** Why the HTTP layer's input ended: the head did not complete in time. */
+  static final class HeadTimeout extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    HeadTimeout(Duration limit) {
+      super(
+          "E-HTTP-003: no complete request head within " + limit.toMillis() + " ms",
+          null,
+          false,
+          false);
+    }
+  }
+
+  /** Why the HTTP layer's input ended: the peer closed before completing a request head. */
+  static final class PeerLeft extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    PeerLeft() {
+      super("the peer closed the connection before completing a request head", null, false, false);
+    }
+  }
+
   private void signal(Signal s) {
     // The byte stage starts before any request can be parsed (the bytes pass through it first),
     // so the callback is always set by the time the HTTP side has something to report.
@@ -160,7 +182,14 @@ final class HeaderDeadline {
 
                 @Override
                 public void onUpstreamFinish() {
-                  complete(toHttp);
+                  if (phase == Phase.AWAITING_HEAD) {
+                    // The peer left mid-head: as with a timeout, end the parser quietly instead
+                    // of letting it log a 400 per departing connection (a flood of those is
+                    // itself an attack on the log).
+                    fail(toHttp, new PeerLeft());
+                  } else {
+                    complete(toHttp);
+                  }
                 }
 
                 @Override
@@ -197,12 +226,16 @@ final class HeaderDeadline {
 
                 @Override
                 public void onUpstreamFinish() {
-                  complete(toNet);
+                  if (!closing) { // once closing, the farewell's end completes the stage
+                    complete(toNet);
+                  }
                 }
 
                 @Override
                 public void onUpstreamFailure(Throwable ex) {
-                  fail(toNet, ex);
+                  if (!closing) {
+                    fail(toNet, ex);
+                  }
                 }
               });
           setHandler(
@@ -267,7 +300,9 @@ final class HeaderDeadline {
             closing = true;
             cancelTimer(IDLE_TIMER);
             cancel(fromNet);
-            complete(toHttp);
+            // Failed, not completed: a parser that sees the input end mid-head answers (and logs)
+            // a 400 for every timed-out connection; a failure ends it quietly.
+            fail(toHttp, new HeadTimeout(headerTimeout));
             if (respondedOnce) {
               completeStage();
             } else {
