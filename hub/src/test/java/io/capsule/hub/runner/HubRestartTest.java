@@ -62,7 +62,7 @@ class HubRestartTest {
   private static final ProtocolConfig CONFIG = WsFixture.fast().build();
 
   private final ActorTestKit kit = ActorTestKit.create();
-  private final List<AutoCloseable> open = new ArrayList<>();
+  final List<AutoCloseable> open = new ArrayList<>(); // closed last to first after each case
 
   @TempDir Path state;
 
@@ -74,12 +74,17 @@ class HubRestartTest {
     kit.shutdownTestKit();
   }
 
+  /** Where the restart proof keeps the hub's journal: an H2 file under {@code state}. */
+  HubStore store(Path state) {
+    return HubStore.h2File(state);
+  }
+
   /**
    * A node that keeps the hub's journal in an H2 file under {@code state}: a second one on the same
    * directory reads what the first stored, as a restarted hub process would.
    */
   private ActorTestKit storeNode() {
-    HubStore store = HubStore.h2File(state);
+    HubStore store = store(state);
     store.migrate();
     ActorTestKit node =
         ActorTestKit.create(

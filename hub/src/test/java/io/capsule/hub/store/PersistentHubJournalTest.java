@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The journal on a real H2 file under a state directory: what one hub (actor system) records, the
- * next one reads back frame for frame; forged or out-of-order entries are refused with their code
- * and not kept.
+ * The journal on a real H2 file under a state directory (and, in {@link
+ * PersistentHubJournalOnPostgresTest}, on a real PostgreSQL): what one hub (actor system) records,
+ * the next one reads back frame for frame; forged or out-of-order entries are refused with their
+ * code and not kept.
  */
 class PersistentHubJournalTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -34,10 +35,16 @@ class PersistentHubJournalTest {
 
   @TempDir Path dir;
 
-  @Test
-  void entriesRecordedByOneHubAreReadBackByTheNextInTaskOrder() {
+  /** The store a test starts on, empty and migrated. */
+  HubStore freshStore() {
     HubStore store = HubStore.h2File(dir);
     store.migrate();
+    return store;
+  }
+
+  @Test
+  void entriesRecordedByOneHubAreReadBackByTheNextInTaskOrder() {
+    HubStore store = freshStore();
     List<Entry> t1 = JournalHistory.of(new RunnerKey("p", "r-1"), "T-1");
     List<Entry> t2 = JournalHistory.of(new RunnerKey("p", "r-2"), "T-2");
     withJournal(
@@ -58,8 +65,7 @@ class PersistentHubJournalTest {
 
   @Test
   void aForgedReportForAnotherRunnersTaskIsRefusedAndNotKept() {
-    HubStore store = HubStore.h2File(dir);
-    store.migrate();
+    HubStore store = freshStore();
     List<Entry> t1 = JournalHistory.history();
     withJournal(
         store,
@@ -77,8 +83,7 @@ class PersistentHubJournalTest {
 
   @Test
   void aFrameThatDoesNotApplyNextIsRefusedWholeWithItsBatch() {
-    HubStore store = HubStore.h2File(dir);
-    store.migrate();
+    HubStore store = freshStore();
     List<Entry> t1 = JournalHistory.history();
     TaskProgress skipped = ((TaskProgress) t1.get(1).frame()).withSeq(3);
     withJournal(
