@@ -23,6 +23,8 @@ import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -37,7 +39,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * the capsule and runs again). Concurrent requests for one capsule share one load.
  *
  * <p>Loading runs on the blocking dispatcher, bounded by the driver call deadline as a timer
- * message; only the result comes back here as a message.
+ * message; only the result comes back here as a message. Registrations survive a restart; runs
+ * waiting for a load when the registry fails are refused with {@code E-RUN-043}.
  */
 public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Command> {
 
@@ -79,7 +82,7 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
   private final Duration deadline;
   private final Executor blocking;
   private final TimerScheduler<Command> timers;
-  private final Map<String, Register> registered = new HashMap<>();
+  private final Map<String, Register> registered;
   private final Map<String, ResolvedCapsule> ready = new HashMap<>();
   private final Map<String, List<ActorRef<Resolution>>> waiting = new HashMap<>();
 
@@ -90,10 +93,16 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
    */
   public static Behavior<Command> create(
       DriverLoading loading, Map<String, String> hostEnv, Duration deadline, String dispatcher) {
+    // Registrations are not a cache: the in-memory capsules exist nowhere else. Made once here,
+    // outside the setup, every incarnation after a restart finds them (only the one live
+    // incarnation touches the map, so it stays confined to this actor).
+    Map<String, Register> registered = new HashMap<>();
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
-                t -> new DriverRegistry(ctx, t, loading, hostEnv, deadline, dispatcher)));
+                t ->
+                    new DriverRegistry(
+                        ctx, t, loading, hostEnv, deadline, dispatcher, registered)));
   }
 
   private DriverRegistry(
@@ -102,8 +111,10 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
       DriverLoading loading,
       Map<String, String> hostEnv,
       Duration deadline,
-      String dispatcher) {
+      String dispatcher,
+      Map<String, Register> registered) {
     super(ctx);
+    this.registered = registered;
     this.loading = loading;
     this.hostEnv = Map.copyOf(hostEnv);
     this.deadline = deadline;
@@ -118,7 +129,24 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
         .onMessage(Resolve.class, this::onResolve)
         .onMessage(Loaded.class, this::onLoaded)
         .onMessage(LoadDeadline.class, this::onDeadline)
+        .onSignal(PreRestart.class, s -> refuseWaiting("restarted after a failure"))
+        .onSignal(PostStop.class, s -> refuseWaiting("stopped"))
         .build();
+  }
+
+  /**
+   * The registry fails or stops with runs waiting for a load: their answers would be lost with this
+   * incarnation, so each is refused now ({@code E-RUN-043}) rather than left to hang.
+   */
+  private Behavior<Command> refuseWaiting(String what) {
+    Resolution answer =
+        new Refused(
+            Diagnostic.of(
+                Code.E_RUN_043,
+                "the driver registry " + what + " while this run waited for its capsule"));
+    waiting.values().forEach(queue -> queue.forEach(q -> q.tell(answer)));
+    waiting.clear();
+    return this;
   }
 
   private Behavior<Command> onRegister(Register r) {

@@ -2,6 +2,7 @@ package io.capsule.runtime.hub;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
@@ -156,30 +157,64 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
         .build();
   }
 
+  /**
+   * One frame from the hub. Whatever goes wrong handling it is that task's failure, reported as
+   * such ({@code E-RUN-042}); it never stops this actor, which would leave the runner connected but
+   * deaf to every later task.
+   */
   private Behavior<Command> onInbound(Inbound in) {
-    if (in.frame() instanceof TaskAssign assign) {
-      Optional<RunRequest> request = reader.read(assign);
-      if (request.isEmpty()) {
-        blocked(assign);
-      } else if (running.size() < maxRuns) {
-        start(request.get());
-      } else {
-        waiting.add(request.get());
-        announce(request.get().taskId(), TaskNotice.Step.WAITING, maxRuns + " runs busy");
+    try {
+      if (in.frame() instanceof TaskAssign assign) {
+        onAssign(assign);
+      } else if (in.frame() instanceof TaskCancel cancel) {
+        onCancel(cancel);
       }
-    } else if (in.frame() instanceof TaskCancel cancel) {
-      announce(cancel.taskId(), TaskNotice.Step.CANCELED, cancel.reason());
-      boolean queued = waiting.removeIf(r -> r.taskId().equals(cancel.taskId()));
-      ActorRef<ProtocolSession.Command> s = sessions.get(cancel.taskId());
-      if (queued) {
-        canceledBeforeStart(cancel);
-      } else if (s != null) {
-        s.tell(new ProtocolSession.HubCancel(cancel.reason()));
-      } else {
-        runtime.tell(new CapsuleRuntime.CancelRun(cancel.taskId(), cancel.reason()));
-      }
+    } catch (RuntimeException e) {
+      String taskId = taskIdOf(in.frame());
+      getContext().getLog().error("task {}: the runner failed handling a frame", taskId, e);
+      running.remove(taskId);
+      waiting.removeIf(r -> r.taskId().equals(taskId));
+      refuse(
+          taskId,
+          "failed",
+          Diagnostic.of(Code.E_RUN_042, "the runner failed handling the task: " + e));
     }
     return this;
+  }
+
+  private void onAssign(TaskAssign assign) {
+    AssignReader.Reading reading = reader.read(assign);
+    if (reading instanceof AssignReader.Refused refused) {
+      refuse(assign.task().id(), "blocked", refused.diagnostic());
+      return;
+    }
+    RunRequest request = ((AssignReader.Accepted) reading).request();
+    if (running.size() < maxRuns) {
+      start(request);
+    } else {
+      waiting.add(request);
+      announce(request.taskId(), TaskNotice.Step.WAITING, maxRuns + " runs busy");
+    }
+  }
+
+  private void onCancel(TaskCancel cancel) {
+    announce(cancel.taskId(), TaskNotice.Step.CANCELED, cancel.reason());
+    boolean queued = waiting.removeIf(r -> r.taskId().equals(cancel.taskId()));
+    ActorRef<ProtocolSession.Command> s = sessions.get(cancel.taskId());
+    if (queued) {
+      canceledBeforeStart(cancel);
+    } else if (s != null) {
+      s.tell(new ProtocolSession.HubCancel(cancel.reason()));
+    } else {
+      runtime.tell(new CapsuleRuntime.CancelRun(cancel.taskId(), cancel.reason()));
+    }
+  }
+
+  private static String taskIdOf(SequencedFrame frame) {
+    if (frame instanceof TaskAssign a) {
+      return a.task().id();
+    }
+    return frame instanceof TaskCancel c ? c.taskId() : "";
   }
 
   private void start(RunRequest request) {
@@ -190,19 +225,23 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
             request, Optional.empty(), Optional.of(getContext().getSelf()), Optional.empty()));
   }
 
-  /** An assignment this runner cannot run: reported at once, no run (runner-protocol.md). */
-  private void blocked(TaskAssign assign) {
-    String message =
-        "this runner has no capsule for backend '" + assign.invocation().backend() + "'";
-    getContext().getLog().warn("{}: {}", assign.task().id(), message);
-    announce(assign.task().id(), TaskNotice.Step.BLOCKED, Code.E_RUN_006.id() + ": " + message);
+  /**
+   * A task this runner will not run, or could not handle: reported at once with its code, no run
+   * (runner-protocol.md).
+   */
+  private void refuse(String taskId, String status, Diagnostic d) {
+    getContext().getLog().warn("{}: {}", taskId, d.message());
+    announce(
+        taskId,
+        status.equals("blocked") ? TaskNotice.Step.BLOCKED : TaskNotice.Step.FINISHED,
+        d.code().id() + ": " + d.message());
     send(
-        assign.task().id(),
+        taskId,
         "report",
-        ProgressFit.report( // the message quotes the hub's backend, which may be long
-            TaskReportBody.builder(assign.task().id(), "blocked", UsageSplit.ZERO)
-                .failureType(Code.E_RUN_006.id())
-                .summaryBusiness(message)
+        ProgressFit.report( // the message may quote the hub's values, which may be long
+            TaskReportBody.builder(taskId, status, UsageSplit.ZERO)
+                .failureType(d.code().id())
+                .summaryBusiness(d.message())
                 .build(),
             client.frameCapBytes()));
   }

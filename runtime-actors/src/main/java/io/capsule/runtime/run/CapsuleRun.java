@@ -16,6 +16,7 @@ import io.capsule.runtime.bridge.ToolCallEvent;
 import io.capsule.runtime.core.Ending;
 import io.capsule.runtime.core.Failures;
 import io.capsule.runtime.core.LedgerStep;
+import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.core.TurnLedger;
 import io.capsule.runtime.driver.Driver;
@@ -99,6 +100,7 @@ public final class CapsuleRun {
 
   /** The run's timers; only this actor starts and cancels them. */
   private enum Tick implements Command {
+    RESOLVE_BOUND,
     PROBE_BOUND,
     INACTIVITY,
     TERMINAL_GRACE,
@@ -166,13 +168,18 @@ public final class CapsuleRun {
                     ProtocolSession.create(taskId, start.listener(), start.hub(), ctx.getSelf()))
                 .onFailure(SupervisorStrategy.restart()),
             "session");
-    this.journal = new RunJournal(taskId, RunDirs.openTrace(runDir, services), session);
+    // The run directory and the trace are made and written on the blocking dispatcher.
+    this.journal =
+        new RunJournal(taskId, new TraceFile(runDir, services.clock(), blocking), session);
     this.driverReplies = ctx.messageAdapter(Driver.Reply.class, FromDriver::new);
     journal.trace(
         TraceRecord.of("run_start")
             .with("task_id", taskId)
             .with("capsule", start.request().capsule().key()));
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
+    // The registry answers within its load deadline; twice that bounds the resolve and the
+    // session plan even if an answer is lost.
+    timers.startSingleTimer(Tick.RESOLVE_BOUND, limits.driverCallTimeout().multipliedBy(2));
     services
         .registry()
         .tell(
@@ -255,6 +262,7 @@ public final class CapsuleRun {
     if (gate.over()) {
       return Behaviors.same();
     }
+    timers.cancel(Tick.RESOLVE_BOUND);
     plannedSession = p.session();
     ledger = RunLaunch.ledger(taskId, capsule, start.request(), plannedSession);
     capsule.manifest().warnings().forEach(d -> journal.warn(d.code(), d.message()));
@@ -512,6 +520,15 @@ public final class CapsuleRun {
 
   private Behavior<Command> onTick(Tick t) {
     switch (t) {
+      case RESOLVE_BOUND -> {
+        return decide(
+            new Ending.Blocked(
+                Diagnostic.of(
+                    Code.E_RUN_043,
+                    "the capsule was not resolved within "
+                        + limits.driverCallTimeout().multipliedBy(2).toMillis()
+                        + " ms")));
+      }
       case PROBE_BOUND -> {
         return onProbed(Optional.empty());
       }
@@ -657,7 +674,13 @@ public final class CapsuleRun {
   }
 
   private Behavior<Command> onCleaned(Cleaned c) {
-    journal.report(c.outcome(), ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
+    RunOutcome outcome = c.outcome();
+    Optional<String> traceFailure = journal.writer().failure();
+    if (traceFailure.isPresent()) {
+      journal.progress(new RunEvent.Warning(taskId, Code.W_RUN_044.id(), traceFailure.get()));
+      outcome = RunEnd.withTraceWarning(outcome, traceFailure.get());
+    }
+    journal.report(outcome, ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
     return Behaviors.same();
   }
 

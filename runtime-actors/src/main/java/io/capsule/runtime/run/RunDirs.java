@@ -1,12 +1,6 @@
 package io.capsule.runtime.run;
 
-import io.capsule.runtime.core.TraceWriter;
 import io.capsule.runtime.driver.ResolvedCapsule;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -30,26 +24,6 @@ final class RunDirs {
         + at.toEpochMilli()
         + "-"
         + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
-  }
-
-  /**
-   * Creates the run directory and opens {@code trace.jsonl} in it, buffered. This is the one small
-   * file operation a run does on its own thread, once, at start; a failure leaves the run without a
-   * trace rather than failing it.
-   */
-  static TraceWriter openTrace(Path runDir, RunServices services) {
-    try {
-      Files.createDirectories(runDir);
-      return TraceWriter.to(
-          Files.newBufferedWriter(
-              runDir.resolve("trace.jsonl"),
-              StandardCharsets.UTF_8,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.APPEND),
-          services.clock());
-    } catch (IOException e) {
-      return TraceWriter.discard();
-    }
   }
 
   /** The host's values of the capsule's granted names (for the version probe); nothing else. */

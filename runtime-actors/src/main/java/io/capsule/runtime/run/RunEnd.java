@@ -6,8 +6,8 @@ import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.CapsuleRuntime;
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.core.Ending;
+import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.core.TraceRecord;
-import io.capsule.runtime.core.TraceWriter;
 import io.capsule.runtime.core.TurnLedger;
 import io.capsule.runtime.core.UsageSplits;
 import io.capsule.runtime.harness.AppliedLaunch;
@@ -100,13 +100,28 @@ final class RunEnd {
    * blocking}; completes when both are done, so the report can follow.
    */
   static CompletableFuture<Void> cleanUp(
-      AppliedLaunch applied, TraceWriter trace, Executor blocking) {
-    return CompletableFuture.runAsync(
-        () -> {
-          closeQuietly(applied);
-          trace.close(); // complete on disk before anyone reads the report
-        },
-        blocking);
+      AppliedLaunch applied, TraceFile trace, Executor blocking) {
+    // The trace is complete on disk before anyone reads the report.
+    return CompletableFuture.runAsync(() -> closeQuietly(applied), blocking)
+        .thenCombine(trace.close(), (a, b) -> (Void) null);
+  }
+
+  /**
+   * The outcome of a run whose trace could not be written: the same, with a {@code W-RUN-044} note
+   * in its message, so the report says the trace is missing or cut short.
+   */
+  static RunOutcome withTraceWarning(RunOutcome o, String why) {
+    return new RunOutcome(
+        o.taskId(),
+        o.status(),
+        o.result(),
+        o.turns(),
+        o.usage(),
+        o.code(),
+        o.failureType(),
+        o.message() + " [" + Code.W_RUN_044.id() + ": " + why + "]",
+        o.sessionId(),
+        o.duration());
   }
 
   private static void closeQuietly(AppliedLaunch a) {

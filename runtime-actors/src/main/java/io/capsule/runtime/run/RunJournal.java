@@ -1,8 +1,8 @@
 package io.capsule.runtime.run;
 
 import io.capsule.config.diag.Code;
+import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.core.TraceRecord;
-import io.capsule.runtime.core.TraceWriter;
 import io.capsule.runtime.hub.ProtocolSession;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
@@ -10,18 +10,18 @@ import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Where a run says what happened: its trace ({@code trace.jsonl}, buffered), its progress and its
- * report (to its {@link ProtocolSession}, which tells the listener and the hub). Confined to the
- * run's actor thread. The trace writer is closed only by the run's cleanup ({@link
- * RunEnd#cleanUp}).
+ * Where a run says what happened: its trace ({@code trace.jsonl}, written on the blocking
+ * dispatcher), its progress and its report (to its {@link ProtocolSession}, which tells the
+ * listener and the hub). Confined to the run's actor thread. The trace writer is closed only by the
+ * run's cleanup ({@link RunEnd#cleanUp}).
  */
 final class RunJournal {
 
   private final String taskId;
-  private final TraceWriter trace;
+  private final TraceFile trace;
   private final ActorRef<ProtocolSession.Command> session;
 
-  RunJournal(String taskId, TraceWriter trace, ActorRef<ProtocolSession.Command> session) {
+  RunJournal(String taskId, TraceFile trace, ActorRef<ProtocolSession.Command> session) {
     this.taskId = taskId;
     this.trace = trace;
     this.session = session;
@@ -31,7 +31,7 @@ final class RunJournal {
     return taskId;
   }
 
-  TraceWriter writer() {
+  TraceFile writer() {
     return trace;
   }
 

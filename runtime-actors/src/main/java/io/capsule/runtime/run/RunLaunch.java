@@ -12,6 +12,7 @@ import io.capsule.driver.api.SessionMode;
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.VersionProber;
 import io.capsule.runtime.core.Ending;
+import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.core.TraceWriter;
 import io.capsule.runtime.core.TurnLedger;
@@ -20,7 +21,6 @@ import io.capsule.runtime.harness.AppliedLaunch;
 import io.capsule.runtime.harness.LaunchPlanApplier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -126,7 +126,7 @@ final class RunLaunch {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
-            Files.createDirectories(runDir);
+            TraceFile.createDir(runDir);
             return LaunchPlanApplier.apply(plan, binary, workdir, runDir, allow, hostEnv);
           } catch (IOException e) {
             throw new UncheckedIOException(e);
