@@ -16,6 +16,7 @@ import io.capsule.runtime.bridge.ToolCallEvent;
 import io.capsule.runtime.core.Ending;
 import io.capsule.runtime.core.Failures;
 import io.capsule.runtime.core.LedgerStep;
+import io.capsule.runtime.core.RunRetention;
 import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.core.TurnLedger;
@@ -33,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -681,6 +683,10 @@ public final class CapsuleRun {
       outcome = RunEnd.withTraceWarning(outcome, traceFailure.get());
     }
     journal.report(outcome, ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
+    // Old finished runs go now (capsule.run.keep), off this thread; never this run's directory.
+    Instant now = services.clock().instant();
+    CompletableFuture.runAsync(
+        () -> RunRetention.prune(limits.workRoot(), runDir, limits.keep(), now), blocking);
     return Behaviors.same();
   }
 

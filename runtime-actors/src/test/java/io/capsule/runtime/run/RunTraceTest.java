@@ -76,4 +76,31 @@ class RunTraceTest {
               Files.getPosixFilePermissions(runs.get(0).resolve("trace.jsonl"))));
     }
   }
+
+  @Test
+  void aRunThatEndsRemovesOldFinishedRunsAndKeepsItsOwn(@TempDir Path root) throws Exception {
+    long monthAgo = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
+    Path old = Files.createDirectories(root.resolve("old-task-" + monthAgo + "-1"));
+    Files.writeString(
+        old.resolve("trace.jsonl"), "{\"event_type\":\"run_end\",\"timestamp\":\"x\"}\n");
+    Path going = Files.createDirectories(root.resolve("going-" + monthAgo + "-2"));
+    Files.writeString(going.resolve("trace.jsonl"), "{\"event_type\":\"run_start\"}\n");
+    RunFixture fx = new RunFixture(kit, RunFixture.limits(root));
+    CapsuleRef ref = fx.scenario("{\"type\":\"turn-end\",\"value\":\"r\"}");
+    TestProbe<RunEvent> probe = kit.createTestProbe();
+    fx.runtime.start(fx.request(ref, "t"), probe.ref());
+    RunFixture.outcome(RunFixture.events(probe, Duration.ofSeconds(20)));
+
+    // Retention runs after the report, off the run's thread: wait (bounded) for its effect.
+    probe.awaitAssert(
+        Duration.ofSeconds(10),
+        () -> {
+          assertTrue(Files.notExists(old), "a finished run older than capsule.run.keep.age");
+          return null;
+        });
+    assertTrue(Files.exists(going), "a run without run_end is still going: never removed");
+    try (var dirs = Files.list(root)) {
+      assertEquals(2, dirs.filter(Files::isDirectory).count(), "this run's and the going one");
+    }
+  }
 }
