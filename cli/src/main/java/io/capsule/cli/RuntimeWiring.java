@@ -5,9 +5,9 @@ import io.capsule.config.settings.ProtocolSettings;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
 import io.capsule.protocol.ProtocolConfig;
-import io.capsule.runtime.DriverLoading;
 import io.capsule.runtime.RunLimits;
 import io.capsule.runtime.bridge.BridgeConfig;
+import io.capsule.runtime.driver.DriverLoading;
 
 /** Maps the runtime's settings onto the runtime's parts, the same way for every command. */
 final class RuntimeWiring {

@@ -11,7 +11,7 @@ import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.Disconnect;
-import io.capsule.runtime.HubLink;
+import io.capsule.runtime.hub.HubLink;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.capsule.cli;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
-import io.capsule.runtime.HubLink;
+import io.capsule.runtime.hub.HubLink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

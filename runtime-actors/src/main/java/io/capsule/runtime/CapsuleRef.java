@@ -2,6 +2,7 @@ package io.capsule.runtime;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.capsule.runtime.driver.DriverRegistry;
 import java.util.Objects;
 
 /**

@@ -5,10 +5,16 @@ import io.capsule.config.manifest.Conversation;
 import io.capsule.driver.api.Session;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.core.SessionPlanner;
+import io.capsule.runtime.driver.DriverLoading;
+import io.capsule.runtime.driver.DriverRegistry;
 import io.capsule.runtime.harness.HelperCommands;
+import io.capsule.runtime.hub.HubLink;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
+import io.capsule.runtime.run.CapsuleRun;
+import io.capsule.runtime.run.RunServices;
+import io.capsule.runtime.run.RunStart;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,7 +38,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * <p>Supervision: a run is spawned with {@code stop} on failure and watched; a run that stops
  * before it reported (it failed) gets its one report from here ({@code E-RUN-040}, "the run stopped
  * unexpectedly"), so every task has exactly one report and a failing run never affects another run
- * or the guardian. The registry is restarted on failure (its cache is only a cache).
+ * or the guardian. The registry is restarted on failure: its registrations survive, and runs
+ * waiting on it are refused ({@code E-RUN-043}).
  */
 public final class CapsuleRuntime extends AbstractBehavior<CapsuleRuntime.Command> {
 

@@ -2,6 +2,7 @@ package io.capsule.runtime;
 
 import io.capsule.config.settings.RunSettings;
 import io.capsule.runtime.bridge.BridgeConfig;
+import io.capsule.runtime.core.RunRetention;
 import io.capsule.runtime.harness.HarnessLimits;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +34,12 @@ public record RunLimits(
     Path workRoot,
     String blockingDispatcher,
     HarnessLimits harness,
-    BridgeConfig bridge) {
+    BridgeConfig bridge,
+    RunRetention.Keep keep) {
+
+  /** By default: the newest 100 finished runs, none older than 7 days (capsule.run.keep). */
+  public static final RunRetention.Keep DEFAULT_KEEP =
+      new RunRetention.Keep(100, Duration.ofDays(7));
 
   /** The dispatcher runtime-actors' {@code reference.conf} defines for blocking work. */
   public static final String BLOCKING_DISPATCHER = "capsule.blocking-dispatcher";
@@ -51,6 +57,7 @@ public record RunLimits(
     Objects.requireNonNull(blockingDispatcher, "blockingDispatcher");
     Objects.requireNonNull(harness, "harness");
     Objects.requireNonNull(bridge, "bridge");
+    Objects.requireNonNull(keep, "keep");
   }
 
   /** The limits with the bridge's defaults ({@link BridgeConfig#defaults()}). */
@@ -72,7 +79,8 @@ public record RunLimits(
         workRoot,
         blockingDispatcher,
         harness,
-        BridgeConfig.defaults());
+        BridgeConfig.defaults(),
+        DEFAULT_KEEP);
   }
 
   public RunLimits withBridge(BridgeConfig b) {
@@ -85,7 +93,8 @@ public record RunLimits(
         workRoot,
         blockingDispatcher,
         harness,
-        b);
+        b,
+        keep);
   }
 
   /** The {@code capsule.run.*} settings as a run's limits. */
@@ -104,7 +113,23 @@ public record RunLimits(
             Math.max(1, run.stderrTailBytes()),
             run.stderrDrainTimeout(),
             run.versionProbeTimeout(),
-            HARNESS_IO_DISPATCHER));
+            HARNESS_IO_DISPATCHER),
+        BridgeConfig.defaults(),
+        new RunRetention.Keep(run.keepCount(), run.keepAge()));
+  }
+
+  public RunLimits withKeep(RunRetention.Keep k) {
+    return new RunLimits(
+        versionProbeTimeout,
+        driverCallTimeout,
+        inactivityTimeout,
+        terminalGrace,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        harness,
+        bridge,
+        k);
   }
 
   /** The spec's defaults, with runs under {@code workRoot}. */
@@ -130,7 +155,8 @@ public record RunLimits(
         workRoot,
         blockingDispatcher,
         harness,
-        bridge);
+        bridge,
+        keep);
   }
 
   public RunLimits withTerminalGrace(Duration d) {
@@ -143,7 +169,8 @@ public record RunLimits(
         workRoot,
         blockingDispatcher,
         harness,
-        bridge);
+        bridge,
+        keep);
   }
 
   public RunLimits withInterruptGrace(Duration d) {
@@ -156,7 +183,8 @@ public record RunLimits(
         workRoot,
         blockingDispatcher,
         harness,
-        bridge);
+        bridge,
+        keep);
   }
 
   public RunLimits withDriverCallTimeout(Duration d) {
@@ -169,6 +197,7 @@ public record RunLimits(
         workRoot,
         blockingDispatcher,
         harness,
-        bridge);
+        bridge,
+        keep);
   }
 }

@@ -1,5 +1,6 @@
 package io.capsule.runtime;
 
+import io.capsule.runtime.run.CapsuleRun;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;

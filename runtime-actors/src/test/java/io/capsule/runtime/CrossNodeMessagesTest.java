@@ -5,6 +5,7 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunPhase;
 import io.capsule.runtime.javadsl.RunStatus;
+import io.capsule.runtime.run.CapsuleRun;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

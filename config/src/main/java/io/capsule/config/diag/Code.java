@@ -59,6 +59,20 @@ public enum Code {
   E_RUN_040(
       "the task did not complete (failed, max turns, spend ceiling, canceled)",
       "read the run's outcome and trace for the cause"),
+  E_RUN_041(
+      "a field of the assignment is malformed (capsule name, model, session)",
+      "send a capsule name of a-z, 0-9 and '-' (at most 64), and a model and session without"
+          + " control characters (at most 256)"),
+  E_RUN_042(
+      "the runner failed while handling this task; other tasks go on",
+      "report it with the runner's log; the task can be assigned again"),
+  E_RUN_043(
+      "the capsule could not be resolved in time (the driver registry restarted or did not"
+          + " answer)",
+      "run the task again; if it repeats, read the runner's log for the registry's failure"),
+  W_RUN_044(
+      "the run's trace could not be written; the run went on without it",
+      "check the work root's free space and permissions (capsule.run.work-root)"),
   W_RUN_002(
       "harness version untested or unreadable",
       "the run goes on; install a tested harness version if something misbehaves"),

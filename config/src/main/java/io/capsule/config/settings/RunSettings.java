@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param batchMaxLines most lines per parse call (at least 1)
  * @param lineCapBytes longest stdout line kept whole
  * @param stderrDrainTimeout wait for stderr EOF after the harness exits
+ * @param keepCount finished run directories kept in the work root, newest first
+ * @param keepAge finished run directories older than this are removed whatever the count
  */
 public record RunSettings(
     Path workRoot,
@@ -31,7 +33,9 @@ public record RunSettings(
     int stderrTailBytes,
     int batchMaxLines,
     int lineCapBytes,
-    Duration stderrDrainTimeout) {
+    Duration stderrDrainTimeout,
+    int keepCount,
+    Duration keepAge) {
 
   public RunSettings {
     Objects.requireNonNull(workRoot, "workRoot");
@@ -41,6 +45,7 @@ public record RunSettings(
     Objects.requireNonNull(terminalGrace, "terminalGrace");
     Objects.requireNonNull(interruptGrace, "interruptGrace");
     Objects.requireNonNull(stderrDrainTimeout, "stderrDrainTimeout");
+    Objects.requireNonNull(keepAge, "keepAge");
   }
 
   static RunSettings read(SettingsReader r) {
@@ -57,6 +62,8 @@ public record RunSettings(
         (int) r.bytes(p + "stderr-tail-bytes", 0, Integer.MAX_VALUE),
         r.count(p + "batch-max-lines", 1, Integer.MAX_VALUE),
         (int) r.bytes(p + "line-cap-bytes", 1, Integer.MAX_VALUE - 8),
-        r.nonNegative(p + "stderr-drain-timeout"));
+        r.nonNegative(p + "stderr-drain-timeout"),
+        r.count(p + "keep.count", 0, Integer.MAX_VALUE),
+        r.nonNegative(p + "keep.age"));
   }
 }

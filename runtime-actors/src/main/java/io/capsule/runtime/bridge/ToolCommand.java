@@ -31,7 +31,6 @@ final class ToolCommand {
   static final Path SETSID = system("setsid");
   static final Path UNSHARE = system("unshare");
   static final Path MOUNT = system("mount");
-  static final Path KILL = system("kill");
   static final Path TRUE = system("true");
   static final Path SH = Path.of("/bin/sh");
 
@@ -82,11 +81,6 @@ final class ToolCommand {
   /** The argv that tells whether the read-only mount works here: the prelude, then {@code true}. */
   static List<String> readOnlyProbe(Path workdir, boolean asRoot) {
     return argv(TRUE, List.of(), Optional.of(workdir), asRoot);
-  }
-
-  /** {@code kill -KILL -- -pgid}: Java cannot signal a process group itself. */
-  static List<String> killGroup(long pgid) {
-    return List.of(KILL.toString(), "-KILL", "--", "-" + pgid);
   }
 
   /** A system utility, taken from the system's directories and never from the granted PATH. */

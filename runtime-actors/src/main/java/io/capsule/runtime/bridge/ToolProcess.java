@@ -1,5 +1,6 @@
 package io.capsule.runtime.bridge;
 
+import io.capsule.runtime.harness.ProcessGroup;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -183,23 +184,8 @@ final class ToolProcess {
   }
 
   private void killGroup() {
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            Process kill = new ProcessBuilder(ToolCommand.killGroup(pgid())).start();
-            kill.getOutputStream().close();
-            kill.getInputStream().transferTo(OutputStream.nullOutputStream());
-            kill.getErrorStream().transferTo(OutputStream.nullOutputStream());
-            kill.waitFor();
-          } catch (IOException e) {
-            // no kill(1): fall back to what the JVM can see of the tree
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        },
-        io);
+    // The one process-group utility, with its wait: no helper process, no member left behind.
+    CompletableFuture.runAsync(() -> ProcessGroup.killAll(pgid(), process.toHandle()), io);
   }
 
   private static void closeQuietly(InputStream in) {

@@ -9,14 +9,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * Signals and inspects a harness's process group. Java has no API to signal a group (or to send
- * SIGINT at all), so signals go through {@code kill(1)} with a negative pid; membership is read
- * from {@code /proc/<pid>/stat}.
+ * Signals and inspects a process group (a harness's, a probe's, a tool call's). Java has no API to
+ * signal a group (or to send SIGINT at all), so signals are a {@code kill(2)} system call with a
+ * negative pid ({@link Posix}); membership is read from {@code /proc/<pid>/stat}.
  *
- * <p>Every method blocks (it starts a process or reads {@code /proc}): call them on a blocking
+ * <p>Every method blocks (a system call, a wait, or reads {@code /proc}): call them on a blocking
  * dispatcher, never on an actor's thread.
  */
 public final class ProcessGroup {
@@ -24,33 +23,23 @@ public final class ProcessGroup {
   /** {@code setsid(1)} starts the harness as the leader of a new session and process group. */
   static final Path SETSID = firstExisting("/usr/bin/setsid", "/bin/setsid");
 
-  private static final Path KILL = firstExisting("/bin/kill", "/usr/bin/kill");
-
   private ProcessGroup() {}
 
   /**
-   * Sends a signal ({@code INT}, {@code KILL}, …) to every process of the group.
+   * Sends a signal ({@code INT}, {@code TERM} or {@code KILL}) to every process of the group, by a
+   * system call: no helper process per signal (a cancel of 1,000 runs spawns none).
    *
-   * @return whether {@code kill(1)} reported success (false when the group is gone)
+   * @return whether any process got it (false when the group is gone)
    */
   public static boolean signal(long pgid, String signal) {
-    if (pgid <= 1) {
-      throw new IllegalArgumentException("refusing to signal process group " + pgid);
-    }
-    try {
-      Process kill =
-          new ProcessBuilder(KILL.toString(), "-s", signal, "--", "-" + pgid)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      kill.getOutputStream().close();
-      return kill.waitFor() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    int number =
+        switch (signal) {
+          case "INT" -> Posix.SIGINT;
+          case "TERM" -> Posix.SIGTERM;
+          case "KILL" -> Posix.SIGKILL;
+          default -> throw new IllegalArgumentException("not a signal of ours: " + signal);
+        };
+    return Posix.signalGroup(pgid, number);
   }
 
   /**
@@ -58,7 +47,8 @@ public final class ProcessGroup {
    * group signal misses nothing that stayed in the group (also children whose parent is gone); the
    * JDK calls cover the moment before {@code setsid} has made the group. When the group did not
    * exist yet, it is signalled once more after the leader is dead: anything the leader forked after
-   * its {@code setsid} is in the group by then.
+   * its {@code setsid} is in the group by then. Then waits (bounded) until every member has died.
+   * Used for harnesses, version probes and login checks, and the bridge's tool calls alike.
    */
   public static void killAll(long pgid, ProcessHandle leader) {
     List<ProcessHandle> descendants = leader.descendants().toList();
@@ -81,25 +71,17 @@ public final class ProcessGroup {
   static final Duration KILL_SETTLE = Duration.ofSeconds(2);
 
   /**
-   * Returns once no live (non-zombie) process is in the group, or after {@code bound}. Reads {@code
-   * /proc} with a short pause between reads: there is no notification of a non-child's death to
-   * wait on (a zombie is dead for this purpose: it runs nothing and holds no pipe).
+   * Returns once no live (non-zombie) process is in the group, or after {@code bound}. The members
+   * are read from {@code /proc} once; then the kernel tells when each one dies ({@link
+   * Posix#awaitExit}), so nothing reads {@code /proc} in a loop. Meant for a group already killed:
+   * a killed group gains no members (fork fails with a fatal signal pending).
    *
    * @return whether the group is gone
    */
   static boolean awaitGone(long pgid, Duration bound) {
-    long deadline = System.nanoTime() + bound.toNanos();
-    while (!liveMembers(pgid).isEmpty()) {
-      if (System.nanoTime() - deadline >= 0) {
-        return false;
-      }
-      LockSupport.parkNanos(SETTLE_PAUSE_NANOS);
-    }
-    return true;
+    List<Long> members = liveMembers(pgid);
+    return members.isEmpty() || Posix.awaitExit(members, bound);
   }
-
-  /** Between two reads of {@code /proc} while a killed group dies: short next to any timer. */
-  private static final long SETTLE_PAUSE_NANOS = Duration.ofMillis(2).toNanos();
 
   /** Pids of the group's live members (zombies are dead and not counted). */
   public static List<Long> liveMembers(long pgid) {

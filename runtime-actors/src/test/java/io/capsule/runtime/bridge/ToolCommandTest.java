@@ -50,13 +50,6 @@ class ToolCommandTest {
     assertTrue(script.indexOf("! test -w .") < script.indexOf("exec \"$@\""), script);
   }
 
-  @ParameterizedTest(name = "[{index}] pgid {0}")
-  @CsvSource({"4242", "1"})
-  void killsTheWholeGroupWithANegativePid(long pgid) {
-    List<String> argv = ToolCommand.killGroup(pgid);
-    assertEquals(List.of("-KILL", "--", "-" + pgid), argv.subList(1, 4));
-  }
-
   /** System utilities by file name (their directory varies by host), the script as SCRIPT. */
   private static String shortName(String arg) {
     if (arg.equals(ToolCommand.readOnlyScript())) {

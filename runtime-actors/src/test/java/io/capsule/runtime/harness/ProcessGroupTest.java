@@ -10,6 +10,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
@@ -66,5 +69,44 @@ class ProcessGroupTest {
   void theGroupOfInitOrOfNoOneIsNeverSignalled() {
     assertThrows(IllegalArgumentException.class, () -> ProcessGroup.signal(1, "KILL"));
     assertThrows(IllegalArgumentException.class, () -> ProcessGroup.signal(0, "KILL"));
+  }
+
+  @Test
+  void aThousandInterruptsSpawnNoHelperProcess() throws Exception {
+    Process leader =
+        new ProcessBuilder(
+                ProcessGroup.SETSID.toString(), "/bin/sh", "-c", "trap '' INT; echo up; sleep 60")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(leader.getInputStream(), StandardCharsets.UTF_8))) {
+      assertEquals("up", out.readLine());
+      // A watcher lists this JVM's children the whole time: a helper kill(1) per signal (as
+      // before, each alive for a millisecond or so) would be seen; the leader is the only child.
+      Set<Long> others = ConcurrentHashMap.newKeySet();
+      AtomicBoolean signalling = new AtomicBoolean(true);
+      Thread watcher =
+          new Thread(
+              () -> {
+                while (signalling.get()) {
+                  ProcessHandle.current()
+                      .children()
+                      .filter(p -> p.pid() != leader.pid())
+                      .forEach(p -> others.add(p.pid()));
+                }
+              });
+      watcher.start();
+      for (int i = 0; i < 1_000; i++) {
+        assertTrue(ProcessGroup.signal(leader.pid(), "INT"), "the group is there to signal");
+      }
+      signalling.set(false);
+      watcher.join(10_000);
+      assertEquals(0, others.size(), "processes started to deliver the signals");
+      assertTrue(leader.isAlive(), "it ignores SIGINT");
+    } finally {
+      ProcessGroup.killAll(leader.pid(), leader.toHandle());
+    }
+    assertEquals(List.of(), ProcessGroup.liveMembers(leader.pid()));
   }
 }

@@ -1,0 +1,121 @@
+package io.capsule.runtime.core;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A run's {@code trace.jsonl} written off the caller's thread: each record is rendered at once (its
+ * timestamp is when it happened) and the line is appended by a task on the given executor, chained
+ * so lines keep their order. The first task creates the run directory (mode 0700: the trace names
+ * the harness's files and env names) and the file (0600). The first failure (create, open, write)
+ * stops the trace and is kept as {@link #failure()}; the run goes on and says so ({@code
+ * W-RUN-044}) instead of losing its trace in silence.
+ *
+ * <p>Threading: {@link #write} and {@link #close} are called from one thread (the run's actor); the
+ * file is touched only by the chained tasks, one at a time.
+ */
+public final class TraceFile {
+
+  /** Owner only: a trace and its run directory are the user's, not every local account's. */
+  public static final String DIR_MODE = "rwx------";
+
+  public static final String FILE_MODE = "rw-------";
+
+  private final Path dir;
+  private final Clock clock;
+  private final Executor io;
+  private final AtomicReference<String> failure = new AtomicReference<>();
+  private CompletableFuture<Void> tail;
+  private BufferedWriter out; // touched only by the chained tasks
+
+  /**
+   * @param dir the run directory, created with the first task
+   * @param io where the file work runs (the blocking dispatcher)
+   */
+  public TraceFile(Path dir, Clock clock, Executor io) {
+    this.dir = dir;
+    this.clock = clock;
+    this.io = io;
+    this.tail = CompletableFuture.runAsync(this::open, io);
+  }
+
+  /** The run directory: created with mode 0700 (and any missing parent likewise). */
+  public static void createDir(Path dir) throws IOException {
+    Files.createDirectories(
+        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(DIR_MODE)));
+  }
+
+  public void write(TraceRecord record) {
+    String line = TraceWriter.render(record, clock.instant()) + "\n";
+    tail = tail.thenRunAsync(() -> append(line), io);
+  }
+
+  public void writeAll(List<TraceRecord> records) {
+    records.forEach(this::write);
+  }
+
+  /** Why the trace stopped, once a task failed (read it after {@link #close()} completed). */
+  public Optional<String> failure() {
+    return Optional.ofNullable(failure.get());
+  }
+
+  /** Flushes and closes after every line written so far; completes when the file is complete. */
+  public CompletableFuture<Void> close() {
+    tail = tail.thenRunAsync(this::shut, io);
+    return tail;
+  }
+
+  private void open() {
+    try {
+      createDir(dir);
+      Path file = dir.resolve("trace.jsonl");
+      if (!Files.exists(file)) {
+        Files.createFile(
+            file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(FILE_MODE)));
+      }
+      out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    } catch (IOException | RuntimeException e) {
+      fail("could not open " + dir.resolve("trace.jsonl") + ": " + e);
+    }
+  }
+
+  private void append(String line) {
+    if (out == null) {
+      return;
+    }
+    try {
+      out.write(line);
+    } catch (IOException e) {
+      fail("could not write " + dir.resolve("trace.jsonl") + ": " + e.getMessage());
+      shut();
+    }
+  }
+
+  private void shut() {
+    if (out == null) {
+      return;
+    }
+    try {
+      out.close();
+    } catch (IOException e) {
+      fail("could not complete " + dir.resolve("trace.jsonl") + ": " + e.getMessage());
+    } finally {
+      out = null;
+    }
+  }
+
+  private void fail(String why) {
+    failure.compareAndSet(null, why);
+  }
+}

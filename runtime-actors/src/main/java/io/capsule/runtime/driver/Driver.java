@@ -1,0 +1,249 @@
+package io.capsule.runtime.driver;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.driver.api.Event;
+import io.capsule.driver.api.ExitStatus;
+import io.capsule.driver.api.LaunchRequest;
+import io.capsule.driver.api.LaunchResult;
+import io.capsule.driver.api.ProcessDriver;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * Owns one run's {@link ProcessDriver} instance (run-semantics §2). Every call runs on the blocking
+ * dispatcher, one at a time; its deadline is a timer message restarted before each call. A call
+ * that throws, overruns or returns nothing usable answers {@link Failed} ({@code E-RUN-034}, naming
+ * the function) and stops this actor: it is never restarted, because a fresh instance would not
+ * know what {@code launch} was told.
+ *
+ * <p>The instance is closed on {@code PostStop} and {@code PreRestart}; when a call is still
+ * running on the blocking thread, it is closed after that call returns (an instance is used by one
+ * thread at a time).
+ *
+ * <p>Threading: the blocking thread only completes a future piped back as a message.
+ */
+public final class Driver extends AbstractBehavior<Driver.Command> {
+
+  public sealed interface Command {}
+
+  /** Plan the turn; answered with {@link Launched}. */
+  public record Launch(LaunchRequest request, ActorRef<Reply> replyTo) implements Command {}
+
+  /** Parse a batch of lines; answered with {@link Parsed}. */
+  public record Parse(List<String> lines, ActorRef<Reply> replyTo) implements Command {
+    public Parse {
+      lines = List.copyOf(lines);
+    }
+  }
+
+  /** Classify an exit with no terminal event; answered with {@link Classified}. */
+  public record ClassifyExit(ExitStatus exit, ActorRef<Reply> replyTo) implements Command {}
+
+  private record CallDone(long callId, Object result, Throwable failure) implements Command {}
+
+  private record Deadline(long callId) implements Command {}
+
+  /** The call left the blocking dispatcher's queue and runs now: its deadline starts. */
+  private record CallStarted(long callId) implements Command {}
+
+  /** What the run receives. */
+  public sealed interface Reply {}
+
+  public record Launched(LaunchResult result) implements Reply {}
+
+  public record Parsed(List<Event> events) implements Reply {
+    public Parsed {
+      events = List.copyOf(events);
+    }
+  }
+
+  public record Classified(Event event) implements Reply {}
+
+  /** A driver failure: the actor stops after sending this. */
+  public record Failed(Diagnostic diagnostic) implements Reply {}
+
+  private final Supplier<ProcessDriver> factory;
+  private final Duration deadline;
+  private final TimerScheduler<Command> timers;
+  private final Executor blocking;
+
+  // Set and used only on the blocking thread, one call at a time; the reference is atomic so the
+  // close after the last call sees it.
+  private final AtomicReference<ProcessDriver> instance = new AtomicReference<>();
+  private CompletableFuture<?> inFlight = CompletableFuture.completedFuture(null);
+  private long callId;
+  private String callName = "";
+  private ActorRef<Reply> callReplyTo;
+  private boolean busy;
+
+  /**
+   * @param factory makes the instance (on the blocking dispatcher, at the first call): a WASM
+   *     instantiation or a Java driver
+   * @param deadline the call deadline (30 s by default)
+   * @param dispatcher config path of the blocking dispatcher
+   */
+  public static Behavior<Command> create(
+      Supplier<ProcessDriver> factory, Duration deadline, String dispatcher) {
+    return Behaviors.setup(
+        ctx -> Behaviors.withTimers(t -> new Driver(ctx, t, factory, deadline, dispatcher)));
+  }
+
+  private Driver(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      Supplier<ProcessDriver> factory,
+      Duration deadline,
+      String dispatcher) {
+    super(ctx);
+    this.factory = Objects.requireNonNull(factory, "factory");
+    this.deadline = deadline;
+    this.timers = timers;
+    this.blocking = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(dispatcher));
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Launch.class, m -> call("launch", m.replyTo(), d -> d.launch(m.request())))
+        .onMessage(Parse.class, m -> call("parse", m.replyTo(), d -> d.parse(m.lines())))
+        .onMessage(
+            ClassifyExit.class,
+            m -> call("classify-exit", m.replyTo(), d -> d.classifyExit(m.exit())))
+        .onMessage(CallDone.class, this::onCallDone)
+        .onMessage(Deadline.class, this::onDeadline)
+        .onMessage(CallStarted.class, this::onCallStarted)
+        .onSignal(PostStop.class, s -> release())
+        .onSignal(PreRestart.class, s -> release())
+        .build();
+  }
+
+  private Behavior<Command> call(
+      String name, ActorRef<Reply> replyTo, Function<ProcessDriver, Object> body) {
+    if (busy) {
+      // The run sends one call at a time; a second one is a bug in the caller, not the driver.
+      replyTo.tell(
+          new Failed(
+              Diagnostic.of(
+                      Code.E_RUN_034, "driver called in " + name + " while busy in " + callName)
+                  .with("function", name)));
+      return this;
+    }
+    busy = true;
+    long id = ++callId;
+    callName = name;
+    callReplyTo = replyTo;
+    // The deadline bounds the driver, not the queue in front of it: it starts when a blocking
+    // thread picks the call up (under a burst of runs, calls may wait behind probes and file work).
+    ActorRef<Command> self = getContext().getSelf();
+    CompletableFuture<Object> future =
+        CompletableFuture.supplyAsync(
+            () -> {
+              self.tell(new CallStarted(id));
+              ProcessDriver d = instance.get();
+              if (d == null) {
+                d = factory.get();
+                instance.set(d);
+              }
+              return body.apply(d);
+            },
+            blocking);
+    inFlight = future;
+    getContext().pipeToSelf(future, (result, failure) -> new CallDone(id, result, unwrap(failure)));
+    return this;
+  }
+
+  private Behavior<Command> onCallDone(CallDone done) {
+    if (done.callId() != callId || !busy) {
+      return this;
+    }
+    busy = false;
+    timers.cancel(new Deadline(done.callId()));
+    if (done.failure() != null) {
+      return fail(describe(done.failure()));
+    }
+    Object r = done.result();
+    if (r instanceof LaunchResult lr) {
+      callReplyTo.tell(new Launched(lr));
+    } else if (r instanceof List<?> events && callName.equals("parse")) {
+      for (Object e : events) {
+        if (!(e instanceof Event)) {
+          return fail("returned something that is not an event");
+        }
+      }
+      callReplyTo.tell(new Parsed(events.stream().map(Event.class::cast).toList()));
+    } else if (r instanceof Event e && callName.equals("classify-exit")) {
+      callReplyTo.tell(new Classified(e));
+    } else {
+      return fail("returned no usable result");
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCallStarted(CallStarted started) {
+    if (started.callId() == callId && busy) {
+      timers.startSingleTimer(new Deadline(started.callId()), deadline);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onDeadline(Deadline d) {
+    if (d.callId() != callId || !busy) {
+      return this;
+    }
+    return fail("overran its deadline of " + deadline.toMillis() + " ms");
+  }
+
+  private Behavior<Command> fail(String what) {
+    callReplyTo.tell(
+        new Failed(
+            Diagnostic.of(Code.E_RUN_034, "driver failed in " + callName + ": " + what)
+                .with("function", callName)));
+    return Behaviors.stopped();
+  }
+
+  private static String describe(Throwable t) {
+    if (t instanceof DiagnosticException de) {
+      return de.diagnostic().message();
+    }
+    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+  }
+
+  private Behavior<Command> release() {
+    // Close after the call in flight (if any) returns: never concurrently with it.
+    inFlight.whenComplete(
+        (r, e) -> {
+          ProcessDriver d = instance.getAndSet(null);
+          if (d != null) {
+            try {
+              d.close();
+            } catch (RuntimeException ignored) {
+              // Closing is best effort: the run is over and the instance unreachable.
+            }
+          }
+        });
+    return this;
+  }
+}

@@ -1,0 +1,116 @@
+package io.capsule.runtime.hub;
+
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.run.CapsuleRun;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * One task's side of the conversation with whoever asked for it: a local listener (embedded mode,
+ * {@code capsule run}) and/or the hub through a {@link HubLink}. It numbers the task's events
+ * (progress seq 1, 2, 3, … in run order), sends each to the listener and, when a hub is attached,
+ * as a {@code task.progress} / {@code task.report} frame; the hub link's sequencing machine keeps
+ * the replay buffer, so a restart of this actor loses nothing.
+ *
+ * <p>Exactly one report: the first {@link Finish} sends {@link RunEvent.Finished}; later ones are
+ * ignored. A cancel from the hub arrives here and goes to the run.
+ */
+public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Command> {
+
+  public sealed interface Command {}
+
+  /** One progress event of the run, in order. */
+  public record Progress(RunEvent event) implements Command {
+    public Progress {
+      Objects.requireNonNull(event, "event");
+    }
+  }
+
+  /** The run's outcome; answered with {@link Reported} once it has been handed on. */
+  public record Finish(RunOutcome outcome, ActorRef<Reported> replyTo) implements Command {}
+
+  /** The hub canceled the task ({@code task.cancel}). */
+  public record HubCancel(String reason) implements Command {}
+
+  /** The report has been handed to the listener and the hub link. */
+  public record Reported(String taskId) {}
+
+  private final String taskId;
+  private final Optional<ActorRef<RunEvent>> listener;
+  private final Optional<ActorRef<HubLink.Command>> hub;
+  private final ActorRef<CapsuleRun.Command> run;
+  private long seq;
+  private boolean reported;
+
+  public static Behavior<Command> create(
+      String taskId,
+      Optional<ActorRef<RunEvent>> listener,
+      Optional<ActorRef<HubLink.Command>> hub,
+      ActorRef<CapsuleRun.Command> run) {
+    return Behaviors.setup(ctx -> new ProtocolSession(ctx, taskId, listener, hub, run));
+  }
+
+  private ProtocolSession(
+      ActorContext<Command> ctx,
+      String taskId,
+      Optional<ActorRef<RunEvent>> listener,
+      Optional<ActorRef<HubLink.Command>> hub,
+      ActorRef<CapsuleRun.Command> run) {
+    super(ctx);
+    this.taskId = taskId;
+    this.listener = listener;
+    this.hub = hub;
+    this.run = run;
+    hub.ifPresent(h -> h.tell(new HubLink.Attach(taskId, ctx.getSelf())));
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Progress.class, this::onProgress)
+        .onMessage(Finish.class, this::onFinish)
+        .onMessage(HubCancel.class, this::onHubCancel)
+        .build();
+  }
+
+  private Behavior<Command> onProgress(Progress p) {
+    if (reported) {
+      return this;
+    }
+    seq++;
+    listener.ifPresent(l -> l.tell(p.event()));
+    hub.ifPresent(h -> h.tell(new HubLink.SendProgress(p.event())));
+    return this;
+  }
+
+  private Behavior<Command> onFinish(Finish f) {
+    if (!reported) {
+      reported = true;
+      seq++;
+      RunEvent.Finished finished = new RunEvent.Finished(f.outcome());
+      listener.ifPresent(l -> l.tell(finished));
+      hub.ifPresent(h -> h.tell(new HubLink.SendReport(f.outcome())));
+    }
+    f.replyTo().tell(new Reported(taskId));
+    return this;
+  }
+
+  private Behavior<Command> onHubCancel(HubCancel c) {
+    if (!reported) {
+      run.tell(new CapsuleRun.Cancel(c.reason()));
+    }
+    return this;
+  }
+
+  /** Events handed on so far for this task, the report included. */
+  long handedOn() {
+    return seq;
+  }
+}

@@ -1,0 +1,727 @@
+package io.capsule.runtime.run;
+
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.driver.api.Bridge;
+import io.capsule.driver.api.Event;
+import io.capsule.driver.api.InterruptMethod;
+import io.capsule.driver.api.LaunchPlan;
+import io.capsule.driver.api.LaunchResult;
+import io.capsule.driver.api.Session;
+import io.capsule.runtime.CapsuleRuntime;
+import io.capsule.runtime.CapsuleSerializable;
+import io.capsule.runtime.RunLimits;
+import io.capsule.runtime.bridge.ToolBridgeHost;
+import io.capsule.runtime.bridge.ToolCallEvent;
+import io.capsule.runtime.core.Ending;
+import io.capsule.runtime.core.Failures;
+import io.capsule.runtime.core.LedgerStep;
+import io.capsule.runtime.core.RunRetention;
+import io.capsule.runtime.core.TraceFile;
+import io.capsule.runtime.core.TraceRecord;
+import io.capsule.runtime.core.TurnLedger;
+import io.capsule.runtime.driver.Driver;
+import io.capsule.runtime.driver.DriverRegistry;
+import io.capsule.runtime.driver.ResolvedCapsule;
+import io.capsule.runtime.harness.AppliedLaunch;
+import io.capsule.runtime.harness.HarnessProcess;
+import io.capsule.runtime.hub.ProtocolSession;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunPhase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The supervisor of one capsule run (run-semantics §3–§9). It decides and routes; it never parses
+ * and never does I/O on its own thread: the {@link Driver} child parses, the {@link HarnessProcess}
+ * child owns the process group, the {@link ProtocolSession} child reports, file work runs on the
+ * blocking dispatcher. How the run ends is one pure decision, {@link RunGate}: every fact goes to
+ * the gate and {@link #settle()} carries out what it says. Every wait is a timer ({@link Tick}),
+ * started and cancelled only here.
+ *
+ * <p>One behavior per phase: {@linkplain #starting() starting} (resolve the capsule, plan the
+ * session, probe the version, start the bridge, launch, apply the plan), {@linkplain #running()
+ * running} (the harness's output through the driver and the ledger) and {@linkplain #ending()
+ * ending} (the outcome is final: clean up, report once, stop). Supervision of the children is
+ * declared where they are spawned.
+ *
+ * <p>Over 400 lines because the run is one actor: its phases share the children and the gate, and
+ * splitting the handlers into collaborators is what issue 16 undid.
+ */
+public final class CapsuleRun {
+
+  public sealed interface Command {}
+
+  /** Cancel the task: interrupt the turn by the driver's method, or spawn nothing. */
+  public record Cancel(String reason) implements Command, CapsuleSerializable {}
+
+  private record Resolved(DriverRegistry.Resolution resolution) implements Command {}
+
+  private record Planned(Session session) implements Command {}
+
+  private record Probed(Optional<String> version) implements Command {}
+
+  private record Applied(AppliedLaunch launch, Throwable failure) implements Command {}
+
+  private record FromDriver(Driver.Reply reply) implements Command {}
+
+  private record FromHarness(HarnessProcess.Event event) implements Command {}
+
+  private record FromBridge(ToolBridgeHost.Report report) implements Command {}
+
+  private enum DriverStopped implements Command {
+    INSTANCE
+  }
+
+  private enum HarnessStopped implements Command {
+    INSTANCE
+  }
+
+  private enum BridgeStopped implements Command {
+    INSTANCE
+  }
+
+  private record Cleaned(RunOutcome outcome) implements Command {}
+
+  private record Reported(ProtocolSession.Reported r) implements Command {}
+
+  /** The run's timers; only this actor starts and cancels them. */
+  private enum Tick implements Command {
+    RESOLVE_BOUND,
+    PROBE_BOUND,
+    INACTIVITY,
+    TERMINAL_GRACE,
+    INTERRUPT_GRACE,
+    DRAIN_BOUND
+  }
+
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final RunStart start;
+  private final RunServices services;
+  private final RunLimits limits;
+  private final String taskId;
+  private final Executor blocking;
+  private final Instant startedAt;
+  private final Path runDir;
+  private final RunJournal journal;
+  private final ActorRef<Driver.Reply> driverReplies;
+  private final RunGate gate = new RunGate();
+
+  private ResolvedCapsule capsule;
+  private Session plannedSession;
+  private TurnLedger ledger;
+  private Optional<String> harnessVersion = Optional.empty();
+  private LaunchPlan plan;
+  private Optional<Bridge> bridge = Optional.empty();
+  private AppliedLaunch applied;
+  private boolean probed;
+  private boolean applying;
+  private boolean reported;
+  private HarnessProcess.Exited exit;
+  private ActorRef<Driver.Command> driver;
+  private ActorRef<HarnessProcess.Command> harness;
+  private ActorRef<ToolBridgeHost.Command> bridgeHost;
+
+  public static Behavior<Command> create(RunStart start, RunServices services) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers -> new CapsuleRun(ctx, timers, start, services).starting()));
+  }
+
+  private CapsuleRun(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      RunStart start,
+      RunServices services) {
+    this.ctx = ctx;
+    this.timers = timers;
+    this.start = start;
+    this.services = services;
+    this.limits = services.limits();
+    this.taskId = start.request().taskId();
+    this.blocking =
+        ctx.getSystem()
+            .dispatchers()
+            .lookup(DispatcherSelector.fromConfig(limits.blockingDispatcher()));
+    this.startedAt = services.clock().instant();
+    this.runDir = limits.workRoot().resolve(RunDirs.name(taskId, startedAt));
+    // ProtocolSession: restarted on failure; it holds no buffer of its own (the hub link's
+    // sequencing machine does), so a restart loses nothing.
+    ActorRef<ProtocolSession.Command> session =
+        ctx.spawn(
+            Behaviors.supervise(
+                    ProtocolSession.create(taskId, start.listener(), start.hub(), ctx.getSelf()))
+                .onFailure(SupervisorStrategy.restart()),
+            "session");
+    // The run directory and the trace are made and written on the blocking dispatcher.
+    this.journal =
+        new RunJournal(taskId, new TraceFile(runDir, services.clock(), blocking), session);
+    this.driverReplies = ctx.messageAdapter(Driver.Reply.class, FromDriver::new);
+    journal.trace(
+        TraceRecord.of("run_start")
+            .with("task_id", taskId)
+            .with("capsule", start.request().capsule().key()));
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
+    // The registry answers within its load deadline; twice that bounds the resolve and the
+    // session plan even if an answer is lost.
+    timers.startSingleTimer(Tick.RESOLVE_BOUND, limits.driverCallTimeout().multipliedBy(2));
+    services
+        .registry()
+        .tell(
+            new DriverRegistry.Resolve(
+                start.request().capsule(),
+                ctx.messageAdapter(DriverRegistry.Resolution.class, Resolved::new)));
+  }
+
+  // --- the phases -----------------------------------------------------------------------------
+
+  /** Until the harness is spawned: every step of the start, and what may end the run early. */
+  private Behavior<Command> starting() {
+    return common()
+        .onMessage(Resolved.class, this::onResolved)
+        .onMessage(Planned.class, this::onPlanned)
+        .onMessage(Probed.class, p -> onProbed(p.version()))
+        .onMessage(Applied.class, this::onApplied)
+        .build();
+  }
+
+  /** The harness runs: its output goes through the driver and the ledger. */
+  private Behavior<Command> running() {
+    return common()
+        .onMessage(FromHarness.class, m -> onHarness(m.event()))
+        .onMessageEquals(HarnessStopped.INSTANCE, this::onHarnessStopped)
+        .onMessage(Probed.class, p -> Behaviors.same()) // after its bound fired: too late
+        .build();
+  }
+
+  /** What both the start and the turn handle: a cancel, the children, the timers, the bridge. */
+  private BehaviorBuilder<Command> common() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Cancel.class, c -> onCancel(c.reason()))
+        .onMessage(FromDriver.class, m -> onDriver(m.reply()))
+        .onMessageEquals(DriverStopped.INSTANCE, this::onDriverStopped)
+        .onMessage(Tick.class, this::onTick)
+        .onMessage(FromBridge.class, m -> onBridge(m.report()))
+        .onMessageEquals(BridgeStopped.INSTANCE, this::onBridgeStopped)
+        .onSignal(PostStop.class, s -> release());
+  }
+
+  /**
+   * The outcome is final: the files directory is removed and the trace closed (off this thread),
+   * then the one report, then the run stops, after a plan still being applied has come back (its
+   * files directory is removed on stop). Anything else is late and changes nothing; a batch of
+   * lines is still acknowledged so the harness's output keeps draining.
+   */
+  private Behavior<Command> ending() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Cleaned.class, this::onCleaned)
+        .onMessage(Reported.class, r -> onReported())
+        .onMessage(Applied.class, this::onAppliedLate)
+        .onMessage(FromHarness.class, m -> lateHarness(m.event()))
+        .onAnyMessage(m -> Behaviors.same())
+        .onSignal(PostStop.class, s -> release())
+        .build();
+  }
+
+  // --- the start ------------------------------------------------------------------------------
+
+  private Behavior<Command> onResolved(Resolved r) {
+    if (r.resolution() instanceof DriverRegistry.Refused refused) {
+      return decide(new Ending.Blocked(refused.diagnostic()));
+    }
+    if (gate.over()) {
+      return Behaviors.same();
+    }
+    capsule = ((DriverRegistry.Ready) r.resolution()).capsule();
+    start
+        .runtime()
+        .tell(
+            new CapsuleRuntime.PlanSession(
+                start.request(),
+                capsule.manifest().lifecycle().conversation(),
+                ctx.messageAdapter(Session.class, Planned::new)));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onPlanned(Planned p) {
+    if (gate.over()) {
+      return Behaviors.same();
+    }
+    timers.cancel(Tick.RESOLVE_BOUND);
+    plannedSession = p.session();
+    ledger = RunLaunch.ledger(taskId, capsule, start.request(), plannedSession);
+    capsule.manifest().warnings().forEach(d -> journal.warn(d.code(), d.message()));
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.STARTING));
+    timers.startSingleTimer(Tick.PROBE_BOUND, limits.versionProbeTimeout());
+    ctx.pipeToSelf(
+        services
+            .prober()
+            .probe(
+                capsule.binary(),
+                capsule.description().versionArgs(),
+                RunDirs.grantedEnv(capsule, services.hostEnv()),
+                workdir()),
+        (v, e) -> new Probed(e == null ? v : Optional.empty()));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onProbed(Optional<String> version) {
+    if (capsule == null || probed || gate.over()) {
+      return Behaviors.same(); // the probe's bound fired first, or the run is over
+    }
+    probed = true;
+    timers.cancel(Tick.PROBE_BOUND);
+    harnessVersion = version;
+    RunLaunch.untested(capsule, harnessVersion).ifPresent(m -> journal.warn(Code.W_RUN_002, m));
+    ToolNarrowing tools = ToolNarrowing.forRun(capsule, start.request(), journal);
+    if (tools.offered().isEmpty()) {
+      return launchDriver();
+    }
+    // The bridge's host: stops on failure and is watched; launch follows when it is listening.
+    bridgeHost =
+        ctx.spawn(
+            RunBridge.host(
+                limits,
+                capsule,
+                services.hostEnv(),
+                workdir(),
+                tools.offered(),
+                blocking,
+                ctx.messageAdapter(ToolBridgeHost.Report.class, FromBridge::new)),
+            "bridge");
+    ctx.watchWith(bridgeHost, BridgeStopped.INSTANCE);
+    gate.bridgeSpawned();
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> launchDriver() {
+    // The driver: stops on any failure and is watched; never restarted (its instance holds what
+    // launch was told, which a fresh instance would not know).
+    driver =
+        ctx.spawn(
+            Driver.create(
+                capsule.drivers(), limits.driverCallTimeout(), limits.blockingDispatcher()),
+            "driver");
+    ctx.watchWith(driver, DriverStopped.INSTANCE);
+    gate.driverSpawned();
+    driver.tell(
+        new Driver.Launch(
+            RunLaunch.request(capsule, start.request(), bridge, plannedSession, harnessVersion),
+            driverReplies));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onLaunched(Driver.Launched launched) {
+    if (gate.over()) {
+      return settle();
+    }
+    if (launched.result() instanceof LaunchResult.Refused refused) {
+      return decide(RunLaunch.refused(refused));
+    }
+    plan = ((LaunchResult.Planned) launched.result()).plan();
+    applying = true;
+    ctx.pipeToSelf(
+        RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), blocking),
+        (a, e) -> new Applied(a, Failures.unwrap(e)));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onApplied(Applied a) {
+    applying = false;
+    if (a.failure() != null) {
+      return decide(RunLaunch.notApplied(a.failure()));
+    }
+    applied = a.launch();
+    if (gate.over()) {
+      return settle(); // a cancel (or a failure) arrived while the plan was applied: spawn nothing
+    }
+    journal.trace(RunLaunch.harnessStart(capsule, harnessVersion, plannedSession, plan, applied));
+    // The harness: stops on failure (a restart would spawn the harness again) and is watched.
+    harness =
+        ctx.spawn(
+            HarnessProcess.create(
+                applied,
+                ctx.messageAdapter(HarnessProcess.Event.class, FromHarness::new),
+                limits.harness()),
+            "harness");
+    ctx.watchWith(harness, HarnessStopped.INSTANCE);
+    gate.harnessSpawned();
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.RUNNING));
+    timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+    return running();
+  }
+
+  // --- the turn -------------------------------------------------------------------------------
+
+  private Behavior<Command> onHarness(HarnessProcess.Event e) {
+    if (e instanceof HarnessProcess.Lines lines) {
+      if (!gate.acceptsLines()) {
+        return lateHarness(e);
+      }
+      timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+      if (gate.parseStarted()) {
+        driver.tell(new Driver.Parse(lines.lines(), driverReplies));
+      } else {
+        batchHandled(); // no driver any more: dropped, and the output keeps draining
+      }
+      return Behaviors.same();
+    } else if (e instanceof HarnessProcess.LineCut cut) {
+      journal.harnessNote(cut.note());
+    } else if (e instanceof HarnessProcess.StdoutEnded) {
+      gate.stdoutEnded();
+    } else if (e instanceof HarnessProcess.InterruptResult ir) {
+      onInterruptResult(ir.delivered());
+    } else if (e instanceof HarnessProcess.Exited x) {
+      exit = x;
+      timers.cancel(Tick.INACTIVITY);
+      timers.cancel(Tick.TERMINAL_GRACE);
+      timers.cancel(Tick.INTERRUPT_GRACE);
+      gate.exited(new RunGate.Exit(x.code(), x.signal(), x.stderrTail()));
+    } else if (e instanceof HarnessProcess.SpawnFailed sf) {
+      gate.spawnFailed();
+      harness = null;
+      return decide(new Ending.HarnessFailed(sf.diagnostic()));
+    } else if (e instanceof HarnessProcess.StdinFailed sf) {
+      gate.stdinFailed(sf.diagnostic());
+      journal.harnessNote(sf.diagnostic().message());
+    }
+    return settle();
+  }
+
+  /** Output after the run stopped waiting for it: not parsed, only noted, and acknowledged. */
+  private Behavior<Command> lateHarness(HarnessProcess.Event e) {
+    if (e instanceof HarnessProcess.Lines lines) {
+      journal.trace(
+          TraceRecord.of("harness_note")
+              .with("note", "stdout lines after the end ignored")
+              .with("lines", lines.lines().size()));
+      batchHandled();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDriver(Driver.Reply r) {
+    if (r instanceof Driver.Launched launched) {
+      return onLaunched(launched);
+    } else if (r instanceof Driver.Parsed p) {
+      gate.parsed();
+      apply(p.events());
+      batchHandled();
+    } else if (r instanceof Driver.Classified c) {
+      gate.classified();
+      if (c.event().isTerminal()) {
+        apply(List.of(c.event()));
+      } else {
+        return decide(
+            new Ending.DriverFailed(
+                Diagnostic.of(
+                        Code.E_RUN_034, "failed in classify-exit: returned " + c.event().witName())
+                    .with("function", "classify-exit")));
+      }
+    } else if (r instanceof Driver.Failed f) {
+      if (gate.driverGone()) {
+        batchHandled(); // the batch is not parsed, but the output must keep draining
+      }
+      driver = null;
+      return decide(new Ending.DriverFailed(f.diagnostic()));
+    }
+    return settle();
+  }
+
+  private void apply(List<Event> events) {
+    LedgerStep step = ledger.apply(events, services.clock().instant());
+    journal.trace(step.trace());
+    step.progress().forEach(journal::progress);
+    step.ending().ifPresent(this::decideOnly);
+  }
+
+  /** The driver's actor stopped: a failure if a call was in flight or the run goes on. */
+  private Behavior<Command> onDriverStopped() {
+    boolean busy = gate.driverBusy();
+    boolean wasParsing = gate.driverGone();
+    driver = null;
+    if (!busy) {
+      return settle();
+    }
+    if (wasParsing) {
+      batchHandled();
+    }
+    return decide(
+        new Ending.DriverFailed(Diagnostic.of(Code.E_RUN_034, "the driver stopped unexpectedly")));
+  }
+
+  /** The harness's actor stopped: a failure while the harness ran (its PostStop killed it). */
+  private Behavior<Command> onHarnessStopped() {
+    harness = null;
+    if (gate.harnessStopped()) {
+      exit = new HarnessProcess.Exited(Optional.empty(), Optional.empty(), "", true);
+      return decide(
+          new Ending.HarnessFailed(Diagnostic.of(Code.E_RUN_007, "the harness actor failed")));
+    }
+    return settle();
+  }
+
+  /**
+   * Cancels the task: before the spawn nothing is spawned and the run ends canceled (after an apply
+   * in flight); after it, the turn is interrupted by the driver's method.
+   */
+  private Behavior<Command> onCancel(String reason) {
+    if (!gate.cancel(reason)) {
+      return Behaviors.same(); // the outcome is decided: a late cancel changes nothing
+    }
+    beginEnding();
+    if (!gate.harnessPresent()) {
+      return settle(); // spawns nothing; a plan being applied is removed when it comes back
+    }
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.INTERRUPTING));
+    InterruptMethod method = capsule.description().interrupt();
+    if (method == InterruptMethod.UNSUPPORTED) {
+      onInterruptResult(false);
+    } else {
+      harness.tell(new HarnessProcess.Interrupt(method, plan.interruptStdin()));
+    }
+    return settle();
+  }
+
+  private void onInterruptResult(boolean delivered) {
+    journal.trace(
+        TraceRecord.of("harness_interrupt")
+            .with("method", capsule.description().interrupt().witName())
+            .with("delivered", delivered)
+            .with("grace_ms", delivered ? limits.interruptGrace().toMillis() : 0));
+    if (delivered) {
+      // Absolute: output during the grace does not extend it.
+      timers.startSingleTimer(Tick.INTERRUPT_GRACE, limits.interruptGrace());
+      journal.progress(
+          new RunEvent.Note(
+              taskId,
+              "interrupt delivered; the harness has "
+                  + limits.interruptGrace().toMillis()
+                  + " ms to end"));
+    } else {
+      gate.requestKill("interrupt not delivered");
+    }
+  }
+
+  private Behavior<Command> onTick(Tick t) {
+    switch (t) {
+      case RESOLVE_BOUND -> {
+        return decide(
+            new Ending.Blocked(
+                Diagnostic.of(
+                    Code.E_RUN_043,
+                    "the capsule was not resolved within "
+                        + limits.driverCallTimeout().multipliedBy(2).toMillis()
+                        + " ms")));
+      }
+      case PROBE_BOUND -> {
+        return onProbed(Optional.empty());
+      }
+      case INACTIVITY -> {
+        if (gate.callsInFlight()) {
+          timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+          return Behaviors.same();
+        }
+        return decide(new Ending.Inactive(limits.inactivityTimeout().toMillis()));
+      }
+      case TERMINAL_GRACE -> gate.requestKill("terminal grace elapsed");
+      case INTERRUPT_GRACE -> gate.requestKill("interrupt grace elapsed");
+      case DRAIN_BOUND -> gate.drainBoundElapsed();
+    }
+    return settle();
+  }
+
+  // --- the bridge -----------------------------------------------------------------------------
+
+  private Behavior<Command> onBridge(ToolBridgeHost.Report r) {
+    if (r instanceof ToolBridgeHost.Ready ready) {
+      if (gate.over() || driver != null) {
+        return settle();
+      }
+      bridge = Optional.of(ready.bridge());
+      gate.bridgeListening();
+      journal.trace(
+          TraceRecord.of("tool_bridge")
+              .with("url", ready.bridge().url())
+              .with("tools", ready.bridge().toolNames()));
+      return launchDriver();
+    } else if (r instanceof ToolBridgeHost.Failed f) {
+      Diagnostic d = f.diagnostic();
+      // A tool that does not resolve is the capsule's fault on this node: blocked. A bridge that
+      // cannot bind on loopback is this node's trouble: failed.
+      return decide(
+          d.code() == Code.E_TOOL_001 ? new Ending.Blocked(d) : new Ending.HarnessFailed(d));
+    } else if (r == ToolBridgeHost.Activity.INSTANCE) {
+      if (gate.activityCounts()) {
+        timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
+      }
+    } else if (r instanceof ToolBridgeHost.Call c && !gate.finished()) {
+      onToolCall(c.event());
+    }
+    return Behaviors.same();
+  }
+
+  /** A bridge call started or finished: counted, traced and reported with the current turn. */
+  private void onToolCall(ToolCallEvent e) {
+    if (e instanceof ToolCallEvent.Started) {
+      gate.callStarted();
+    } else if (e instanceof ToolCallEvent.Finished f
+        && f.status() != ToolCallEvent.CallStatus.REFUSED) {
+      gate.callFinished(); // a refused call finishes without having started
+    }
+    int turn = ledger == null ? 0 : ledger.turns();
+    journal.trace(BridgeAccounting.trace(e, turn));
+    journal.progress(BridgeAccounting.progress(taskId, e, turn));
+  }
+
+  private Behavior<Command> onBridgeStopped() {
+    bridgeHost = null;
+    if (gate.bridgeGone()) {
+      return decide(
+          new Ending.HarnessFailed(
+              Diagnostic.of(Code.E_TOOL_009, "the tool bridge stopped unexpectedly")));
+    }
+    return settle();
+  }
+
+  // --- the ending -----------------------------------------------------------------------------
+
+  private Behavior<Command> decide(Ending e) {
+    decideOnly(e);
+    return settle();
+  }
+
+  /** Tells the gate; the first ending stops the ledger, is traced and closes the bridge. */
+  private void decideOnly(Ending e) {
+    if (gate.decide(e)) {
+      if (ledger != null) {
+        ledger.stop(e);
+      }
+      RunEnd.failure(e).ifPresent(journal::trace);
+      beginEnding();
+    }
+  }
+
+  /** The outcome is decided: the bridge refuses new calls ({@code E-TOOL-003}). */
+  private void beginEnding() {
+    if (bridgeHost != null) {
+      bridgeHost.tell(ToolBridgeHost.BeginEnding.INSTANCE);
+    }
+  }
+
+  /** Carries out what the gate decides, until it waits or the run finishes. */
+  private Behavior<Command> settle() {
+    while (true) {
+      RunGate.Decision d = gate.next();
+      if (d == RunGate.Wait.INSTANCE) {
+        return Behaviors.same();
+      } else if (d == RunGate.CloseStdin.INSTANCE) {
+        harness.tell(new HarnessProcess.CloseStdin());
+        timers.startSingleTimer(Tick.TERMINAL_GRACE, limits.terminalGrace());
+      } else if (d instanceof RunGate.Kill k) {
+        harness.tell(new HarnessProcess.Kill(k.cause()));
+      } else if (d == RunGate.AwaitDrain.INSTANCE) {
+        // The leader exited but stdout is still open (a child holds it, or lines are still in the
+        // pipe): the terminal grace to end, then the group is killed (run-semantics §9).
+        timers.startSingleTimer(Tick.DRAIN_BOUND, limits.terminalGrace());
+      } else if (d instanceof RunGate.Classify c) {
+        driver.tell(new Driver.ClassifyExit(c.exit(), driverReplies));
+      } else if (d instanceof RunGate.Fail f) {
+        decideOnly(f.ending());
+      } else if (d == RunGate.StopBridge.INSTANCE) {
+        // The bridge goes first: the calls it kills are traced before the run's end.
+        bridgeHost.tell(ToolBridgeHost.Stop.INSTANCE);
+      } else if (d instanceof RunGate.Finish f) {
+        finish(f.ending(), f.spawned());
+        return ending();
+      }
+    }
+  }
+
+  private void finish(Ending e, boolean spawned) {
+    timers.cancelAll();
+    Duration took = Duration.between(startedAt, services.clock().instant());
+    if (spawned) {
+      journal.trace(RunEnd.harnessExit(exit, e, took));
+    }
+    Optional<String> sessionId = RunEnd.sessionId(ledger, plannedSession);
+    RunOutcome outcome = RunEnd.outcome(taskId, e, ledger, sessionId, took);
+    if (ledger != null) {
+      journal.trace(ledger.finish());
+    }
+    journal.trace(RunEnd.runEnd(outcome));
+    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.FINISHED));
+    start.runtime().tell(RunEnd.ended(start.request(), spawned, sessionId, outcome));
+    // The files directory goes before the report, so whoever reads the report finds it gone.
+    ctx.pipeToSelf(
+        RunEnd.cleanUp(takeApplied(), journal.writer(), blocking),
+        (v, err) -> new Cleaned(outcome));
+  }
+
+  private Behavior<Command> onCleaned(Cleaned c) {
+    RunOutcome outcome = c.outcome();
+    Optional<String> traceFailure = journal.writer().failure();
+    if (traceFailure.isPresent()) {
+      journal.progress(new RunEvent.Warning(taskId, Code.W_RUN_044.id(), traceFailure.get()));
+      outcome = RunEnd.withTraceWarning(outcome, traceFailure.get());
+    }
+    journal.report(outcome, ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
+    // Old finished runs go now (capsule.run.keep), off this thread; never this run's directory.
+    Instant now = services.clock().instant();
+    CompletableFuture.runAsync(
+        () -> RunRetention.prune(limits.workRoot(), runDir, limits.keep(), now), blocking);
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onReported() {
+    reported = true;
+    // A plan still being applied would leave its files directory behind: wait for it.
+    return applying ? Behaviors.same() : Behaviors.stopped();
+  }
+
+  /** The plan came back after the run finished: its files directory is removed on stop. */
+  private Behavior<Command> onAppliedLate(Applied a) {
+    applying = false;
+    applied = a.launch();
+    return reported ? Behaviors.stopped() : Behaviors.same();
+  }
+
+  /** The run stopped: what finishing did not clean is cleaned now, off the actor thread. */
+  private Behavior<Command> release() {
+    RunEnd.cleanUp(takeApplied(), journal.writer(), blocking);
+    return Behaviors.same();
+  }
+
+  private AppliedLaunch takeApplied() {
+    AppliedLaunch a = applied;
+    applied = null;
+    return a;
+  }
+
+  private void batchHandled() {
+    if (harness != null) {
+      harness.tell(new HarnessProcess.BatchHandled());
+    }
+  }
+
+  private Path workdir() {
+    return start.request().workdir().map(Path::of).orElse(runDir);
+  }
+}

@@ -1,0 +1,76 @@
+package io.capsule.runtime.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The trace written off the caller's thread: in order, owner-only, and never silent on failure. */
+class TraceFileTest {
+
+  private final ExecutorService io = Executors.newSingleThreadExecutor();
+  private final Clock clock = Clock.fixed(Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
+  @TempDir Path root;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    io.shutdown();
+    assertTrue(io.awaitTermination(5, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void writesEveryLineInOrderIntoOwnerOnlyFiles() throws Exception {
+    Path dir = root.resolve("runs/run-1");
+    TraceFile trace = new TraceFile(dir, clock, io);
+    for (int i = 0; i < 500; i++) {
+      trace.write(TraceRecord.of("note").with("i", i));
+    }
+    trace.close().get(5, TimeUnit.SECONDS);
+
+    List<String> lines = Files.readAllLines(dir.resolve("trace.jsonl"));
+    assertEquals(500, lines.size());
+    assertEquals(
+        "{\"event_type\":\"note\",\"timestamp\":\"2026-01-02T03:04:05Z\",\"i\":499}",
+        lines.get(499));
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+    assertEquals(
+        "rw-------",
+        PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("trace.jsonl"))));
+    assertEquals(Optional.empty(), trace.failure());
+  }
+
+  @Test
+  void aTraceThatCannotBeOpenedSaysWhyAndTakesNoMoreLines() throws Exception {
+    Path notADir = Files.writeString(root.resolve("file"), "");
+    TraceFile trace = new TraceFile(notADir.resolve("run-1"), clock, io);
+    trace.write(TraceRecord.of("run_start"));
+    trace.close().get(5, TimeUnit.SECONDS);
+
+    assertTrue(trace.failure().orElseThrow().contains("could not open"), trace.failure().get());
+  }
+
+  @Test
+  void closingTwiceIsHarmless() throws Exception {
+    TraceFile trace = new TraceFile(root.resolve("r"), clock, io);
+    trace.write(TraceRecord.of("run_start"));
+    trace.close().get(5, TimeUnit.SECONDS);
+    trace.write(TraceRecord.of("late")); // after close: dropped, not an error
+    trace.close().get(5, TimeUnit.SECONDS);
+
+    assertEquals(1, Files.readAllLines(root.resolve("r/trace.jsonl")).size());
+    assertEquals(Optional.empty(), trace.failure());
+  }
+}
