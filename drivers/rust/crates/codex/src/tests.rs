@@ -52,6 +52,10 @@ fn failure_kinds_are_read_from_the_message_text() {
         ("unexpected status 401 Unauthorized: bad key", FailureKind::Auth),
         ("unexpected status 403 Forbidden", FailureKind::Auth),
         ("unexpected status 429 Too Many Requests", FailureKind::Quota),
+        // Codex 0.169.0's own wording after its request retries (seen against a real 429).
+        ("exceeded retry limit, last status: 429 Too Many Requests", FailureKind::Quota),
+        ("exceeded retry limit, last status: 401 Unauthorized", FailureKind::Auth),
+        ("exceeded retry limit, last status: 500 Internal Server Error", FailureKind::HarnessError),
         ("You've hit your usage limit.", FailureKind::Quota),
         ("stream disconnected", FailureKind::HarnessError),
     ] {
@@ -138,6 +142,22 @@ fn launch_config_sets_sandbox_env_and_extra_args_and_refuses_unknown_keys() {
     assert_eq!(&plan.args[plan.args.len() - 2..], &["--oss", "-"]);
     assert!(plan_for(|r| r.config = Some(r#"{"sandbox":"yolo"}"#.to_owned())).is_err());
     assert!(plan_for(|r| r.config = Some(r#"{"model":"x"}"#.to_owned())).is_err());
+}
+
+#[test]
+fn launch_switches_codex_analytics_off_unless_telemetry_is_true() {
+    let off = "--config=analytics.enabled=false".to_owned();
+    assert!(plan_for(|_| {}).unwrap().args.contains(&off));
+    assert!(!plan_for(|r| r.config = Some(r#"{"telemetry":true}"#.to_owned())).unwrap().args.contains(&off));
+    assert!(plan_for(|r| r.config = Some(r#"{"telemetry":"no"}"#.to_owned())).is_err());
+}
+
+#[test]
+fn http_statuses_are_read_after_the_word_status() {
+    assert_eq!(http_status("exceeded retry limit, last status: 429 too many requests"), Some(429));
+    assert_eq!(http_status("unexpected status 401 unauthorized"), Some(401));
+    assert_eq!(http_status("status of the stream: unknown"), None);
+    assert_eq!(http_status("no number here"), None);
 }
 
 #[test]
