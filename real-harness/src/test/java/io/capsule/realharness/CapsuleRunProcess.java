@@ -68,6 +68,39 @@ final class CapsuleRunProcess {
     return new CapsuleRunProcess(pb.start(), err);
   }
 
+  /**
+   * {@code capsule doctor <capsule>} with the same private HOME, as its own JVM: its exit code and
+   * everything it printed (stdout and stderr together).
+   */
+  static Doctor doctor(Path capsule, Path home, Duration timeout)
+      throws IOException, InterruptedException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.capsule.cli.CapsuleMain",
+                "doctor",
+                capsule.toString())
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    Map<String, String> env = pb.environment();
+    env.clear();
+    env.put("HOME", home.toString());
+    env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      p.destroyForcibly().waitFor();
+      throw new AssertionError("capsule doctor did not exit within " + timeout);
+    }
+    return new Doctor(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+  }
+
+  /** What {@code capsule doctor} ended with. */
+  record Doctor(int exit, String output) {}
+
   Process process() {
     return process;
   }

@@ -73,7 +73,9 @@ final class RealCodexIT {
     JsonNode usage = finished.path("usage");
     assertEquals(78, usage.path("fresh_input").asInt(), usage::toString);
     assertEquals(45, usage.path("cache_read").asInt(), usage::toString);
-    assertEquals(17, usage.path("output").asInt(), usage::toString);
+    // Codex's output_tokens (17) include its reasoning (5): the runtime reports them apart.
+    assertEquals(12, usage.path("output").asInt(), usage::toString);
+    assertEquals(5, usage.path("thinking").asInt(), usage::toString);
     assertTrue(r.nonJsonLines().isEmpty(), r::toString);
 
     // What Codex sent: the provider's key, our system prompt as developer instructions, the task,
@@ -89,6 +91,15 @@ final class RealCodexIT {
             .getOrDefault("x-codex-turn-metadata", "")
             .contains("\"analytics_enabled\":false"),
         request.headers()::toString);
+  }
+
+  /** The doctor and a run agree on the suite's capsule: a run could start, and it does. */
+  @Test
+  void theDoctorSaysARunCouldStart() throws Exception {
+    Path dir = capsule("doctor").write(tmp.resolve("capsule"));
+    CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(dir, home, RUN_TIMEOUT);
+    assertEquals(0, d.exit(), d.output());
+    assertTrue(d.output().contains("ready: a run could start"), d.output());
   }
 
   @Test
@@ -119,7 +130,9 @@ final class RealCodexIT {
   @Test
   void ctrlCMidStreamCancelsTheRunAndLeavesNoCodexProcess() throws Exception {
     api.then(req -> ResponsesStream.start("resp_stall").stall());
-    CapsuleRunProcess run = CapsuleRunProcess.start(capsule("interrupt"), home, runs, "Go on.");
+    CapsuleRunProcess run =
+        CapsuleRunProcess.start(
+            capsule("interrupt").write(tmp.resolve("capsule")), home, runs, "Go on.");
     // Codex prints nothing while a response streams (it reports a message only when complete),
     // so "mid-stream" is: the fake has the request and is holding the stream open.
     awaitRequest();
@@ -148,7 +161,8 @@ final class RealCodexIT {
                     .functionCall(
                         "fc_1",
                         "call_fake_1",
-                        bridgeTool(req, "echo"),
+                        bridgeNamespace(req, "echo"),
+                        "echo",
                         "{\"args\":[\"hello-bridge\"]}")
                     .completed(50, 0, 9, 0))
         .then(
@@ -205,13 +219,20 @@ final class RealCodexIT {
     TimeUnit.MILLISECONDS.sleep(500);
   }
 
-  /** The offered function whose name ends with the bridge tool's bare name. */
-  private static String bridgeTool(JsonNode request, String bare) {
+  /** The namespace ({@code mcp__<server>}) that offers the bridge tool {@code bare}. */
+  private static String bridgeNamespace(JsonNode request, String bare) {
     return StreamSupport.stream(request.path("tools").spliterator(), false)
+        .filter(t -> "namespace".equals(t.path("type").asText()))
+        .filter(t -> t.path("name").asText().startsWith("mcp__"))
+        .filter(
+            t ->
+                StreamSupport.stream(t.path("tools").spliterator(), false)
+                    .anyMatch(f -> bare.equals(f.path("name").asText())))
         .map(t -> t.path("name").asText())
-        .filter(n -> n.endsWith(bare) && !n.equals(bare))
         .findFirst()
         .orElseThrow(
-            () -> new AssertionError("no *" + bare + " tool offered: " + request.path("tools")));
+            () ->
+                new AssertionError(
+                    "no mcp__* namespace offers " + bare + ": " + request.path("tools")));
   }
 }

@@ -101,6 +101,15 @@ final class RealGeminiIT {
   }
 
   /** Gemini exits 145 (401 modulo 256) by itself: the runtime reads it as a code, not signal 17. */
+  /** The doctor and a run agree on the suite's capsule: a run could start, and it does. */
+  @Test
+  void theDoctorSaysARunCouldStart() throws Exception {
+    Path dir = capsule("doctor").write(tmp.resolve("capsule"));
+    CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(dir, home, RUN_TIMEOUT);
+    assertEquals(0, d.exit(), d.output());
+    assertTrue(d.output().contains("ready: a run could start"), d.output());
+  }
+
   @Test
   void a401FailsAsAnAuthFailureAndItsExitIsACode() throws Exception {
     api.otherwise(

@@ -64,14 +64,19 @@ final class ResponsesStream {
     return this;
   }
 
-  /** A function call of {@code name} (an MCP tool is offered to the model as a function). */
-  ResponsesStream functionCall(String itemId, String callId, String name, String arguments) {
+  /**
+   * A function call of {@code name} in {@code namespace}: Codex 0.169.0 offers an MCP server's
+   * tools as a {@code namespace} tool named {@code mcp__<server>} holding one function per tool.
+   */
+  ResponsesStream functionCall(
+      String itemId, String callId, String namespace, String name, String arguments) {
     ObjectNode done = event("response.output_item.done").put("output_index", index++);
     done.putObject("item")
         .put("id", itemId)
         .put("type", "function_call")
         .put("status", "completed")
         .put("call_id", callId)
+        .put("namespace", namespace)
         .put("name", name)
         .put("arguments", arguments);
     add(done);
