@@ -123,6 +123,11 @@ pub fn plan(request: &LaunchRequest) -> Result<LaunchPlan, String> {
         let key = format!("mcp_servers.{}", bridge.server_name);
         args.push(format!("--config={}.url={}", key, toml_string(&bridge.url)));
         args.push(format!("--config={}.bearer_token_env_var={}", key, toml_string(TOKEN_ENV)));
+        // Without it Codex starts MCP servers in the background and its first model request may
+        // go out before the bridge's tools are listed (seen with 0.169.0): a required server is
+        // initialized before the turn starts, and failing to is a startup error, not a turn
+        // without tools.
+        args.push(format!("--config={}.required=true", key));
         env_set.push((TOKEN_ENV.to_owned(), bridge.bearer_token.clone()));
     }
     args.extend(config_string_list(&config, "extra_args")?);

@@ -4,7 +4,11 @@ use murmur_driver_abi::testing::*;
 use serde_json::{json, Value};
 
 fn golden(name: &str) -> Vec<Event> {
-    let events = check_transcript::<CodexDriver>("codex", name, 1);
+    golden_with(name, 1)
+}
+
+fn golden_with(name: &str, terminal_events: usize) -> Vec<Event> {
+    let events = check_transcript::<CodexDriver>("codex", name, terminal_events);
     assert_golden("codex", name, &events);
     events
 }
@@ -27,6 +31,31 @@ fn auth401_transcript_retries_once_then_fails_with_kind_auth() {
         }
         other => panic!("{:?}", other),
     }
+}
+
+/// Recorded by real-harness's RealCodexIT: Codex 0.169.0's own wording after a 429.
+#[test]
+fn rate429_transcript_fails_with_kind_quota() {
+    let events = golden("rate429");
+    match events.last() {
+        Some(Event::TurnFailed(f)) => {
+            assert_eq!(f.kind, FailureKind::Quota);
+            assert_eq!(f.message, "exceeded retry limit, last status: 429 Too Many Requests");
+        }
+        other => panic!("{:?}", other),
+    }
+}
+
+/// SIGINT mid-stream: Codex prints nothing more and exits 1; the runtime knows it interrupted.
+#[test]
+fn interrupt_transcript_has_no_terminal_line_and_the_exit_is_canceled() {
+    let events = golden_with("interrupt", 0);
+    assert!(matches!(&events[0], Event::SessionStarted(_)));
+    let mut driver = CodexDriver::default();
+    let lines = murmur_driver_abi::testing::read_transcript("codex", "interrupt");
+    driver.parse(&lines);
+    let exit = ExitStatus { code: Some(1), signal: None, stderr_tail: String::new(), interrupted: true, saw_terminal: false };
+    assert!(matches!(driver.classify_exit(&exit), Event::TurnFailed(f) if f.kind == FailureKind::Canceled));
 }
 
 #[test]
@@ -109,6 +138,7 @@ fn launch_runs_exec_json_with_the_task_on_a_closed_stdin_and_the_token_in_env() 
     assert!(plan.args.contains(&"--config=developer_instructions=\"You are a golden test.\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.url=\"http://127.0.0.1:8767/mcp\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.bearer_token_env_var=\"CAPSULE_BRIDGE_TOKEN\"".to_owned()));
+    assert!(plan.args.contains(&"--config=mcp_servers.murmur.required=true".to_owned()));
     assert!(!plan.args.iter().any(|a| a.contains("golden-token")));
     assert_eq!(plan.env_set, vec![(TOKEN_ENV.to_owned(), "golden-token".to_owned())]);
     assert_eq!(plan.stdin, Some(b"Say hello.".to_vec()));

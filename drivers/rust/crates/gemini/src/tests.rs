@@ -3,7 +3,11 @@ use super::*;
 use murmur_driver_abi::testing::*;
 
 fn golden(name: &str) -> Vec<Event> {
-    let events = check_transcript::<GeminiDriver>("gemini-cli", name, 1);
+    golden_with(name, 1)
+}
+
+fn golden_with(name: &str, terminal_events: usize) -> Vec<Event> {
+    let events = check_transcript::<GeminiDriver>("gemini-cli", name, terminal_events);
     assert_golden("gemini", name, &events);
     events
 }
@@ -26,6 +30,37 @@ fn auth401_transcript_fails_with_kind_auth() {
         }
         other => panic!("{:?}", other),
     }
+}
+
+/// Recorded by real-harness's RealGeminiIT: a call of the bridge's `echo` over MCP.
+#[test]
+fn mcp_transcript_calls_the_bridge_tool_by_its_bare_name() {
+    let events = golden("mcp");
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCall(c) if c.name == "echo" && c.input == "{\"args\":[\"hello-bridge\"]}")));
+    assert!(events.iter().any(|e| matches!(e, Event::ToolResult(r) if r.output == "hello-bridge\n" && !r.is_error)));
+    assert_eq!(events.last(), Some(&Event::TurnEnd("The tool said hello-bridge.".to_owned())));
+}
+
+/// Recorded by RealGeminiIT: an API that always answers 429, ended by the driver's 3 attempts.
+#[test]
+fn rate429_transcript_fails_with_kind_quota() {
+    let events = golden("rate429");
+    match events.last() {
+        Some(Event::TurnFailed(f)) => {
+            assert_eq!(f.kind, FailureKind::Quota);
+            assert!(f.message.contains("Resource has been exhausted"), "{}", f.message);
+        }
+        other => panic!("{:?}", other),
+    }
+}
+
+/// SIGINT to the group mid-stream: Gemini CLI prints nothing more and exits 0.
+#[test]
+fn interrupt_transcript_streams_then_stops_without_a_terminal_line() {
+    let events = golden_with("interrupt", 0);
+    assert!(events.contains(&Event::TextDelta("Starting a long answer".to_owned())));
+    let exit = ExitStatus { code: Some(0), signal: None, stderr_tail: String::new(), interrupted: true, saw_terminal: false };
+    assert!(matches!(classify_exit(&exit), Event::TurnFailed(f) if f.kind == FailureKind::Canceled));
 }
 
 #[test]

@@ -21,6 +21,12 @@ import java.util.function.Predicate;
  * Stdout is read line by line as it arrives, each line parsed as one JSON event.
  */
 final class CapsuleRunProcess {
+  /**
+   * One harness-version cache for the whole suite (each run has its own HOME): a CLI's version is
+   * probed once per suite, not per run ({@code gemini --version} alone takes seconds).
+   */
+  static final Path VERSION_CACHE = Path.of("target", "harness-versions.tsv").toAbsolutePath();
+
   private final Process process;
   private final Path stderr;
   private final List<JsonNode> events = new ArrayList<>();
@@ -65,6 +71,7 @@ final class CapsuleRunProcess {
     env.clear();
     env.put("HOME", home.toString());
     env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put("CAPSULE_VERSION_CACHE", VERSION_CACHE.toString());
     return new CapsuleRunProcess(pb.start(), err);
   }
 
