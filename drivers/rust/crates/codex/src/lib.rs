@@ -14,7 +14,7 @@ murmur_driver_abi::export_driver!(CodexDriver);
 /// `mcp_servers.<name>.bearer_token_env_var`, so the token is never in argv.
 pub const TOKEN_ENV: &str = "CAPSULE_BRIDGE_TOKEN";
 
-const KNOWN_CONFIG: &[&str] = &["sandbox", "skip_git_repo_check", "env", "extra_args"];
+const KNOWN_CONFIG: &[&str] = &["sandbox", "skip_git_repo_check", "telemetry", "env", "extra_args"];
 const SANDBOXES: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
 
 #[derive(Default)]
@@ -109,6 +109,11 @@ pub fn plan(request: &LaunchRequest) -> Result<LaunchPlan, String> {
         args.push(format!("--model={}", model));
     }
     args.push(format!("--sandbox={}", sandbox));
+    // Codex reports usage analytics unless told not to (seen as `analytics_enabled` in the
+    // metadata header of every model request).
+    if !config_bool(&config, "telemetry", false)? {
+        args.push("--config=analytics.enabled=false".to_owned());
+    }
     args.push(format!("--config=developer_instructions={}", toml_string(&request.system_prompt)));
     let mut env_set = Vec::new();
     if let Some(bridge) = &request.bridge {
@@ -118,6 +123,11 @@ pub fn plan(request: &LaunchRequest) -> Result<LaunchPlan, String> {
         let key = format!("mcp_servers.{}", bridge.server_name);
         args.push(format!("--config={}.url={}", key, toml_string(&bridge.url)));
         args.push(format!("--config={}.bearer_token_env_var={}", key, toml_string(TOKEN_ENV)));
+        // Without it Codex starts MCP servers in the background and its first model request may
+        // go out before the bridge's tools are listed (seen with 0.169.0): a required server is
+        // initialized before the turn starts, and failing to is a startup error, not a turn
+        // without tools.
+        args.push(format!("--config={}.required=true", key));
         env_set.push((TOKEN_ENV.to_owned(), bridge.bearer_token.clone()));
     }
     args.extend(config_string_list(&config, "extra_args")?);

@@ -199,12 +199,20 @@ pub fn reconnecting(message: &str) -> Option<RetryInfo> {
     Some(RetryInfo { attempt, reason: reason.to_owned() })
 }
 
-/// Codex puts the HTTP status only in message text ("unexpected status 401 Unauthorized").
+/// Codex puts the HTTP status only in message text, worded differently by the code path that
+/// failed: "unexpected status 401 Unauthorized: …" (a refused request, retried as
+/// "Reconnecting…"), "exceeded retry limit, last status: 429 Too Many Requests" (Codex 0.169.0
+/// after its request retries). The status number decides; words cover a message without one.
 pub fn failure_kind(message: &str) -> FailureKind {
     let lower = message.to_ascii_lowercase();
-    if lower.contains("status 401") || lower.contains("status 403") || lower.contains("unauthorized") {
+    match http_status(&lower) {
+        Some(401) | Some(403) => return FailureKind::Auth,
+        Some(429) => return FailureKind::Quota,
+        _ => {}
+    }
+    if lower.contains("unauthorized") || lower.contains("forbidden") {
         FailureKind::Auth
-    } else if lower.contains("status 429")
+    } else if lower.contains("too many requests")
         || lower.contains("usage limit")
         || lower.contains("rate limit")
         || lower.contains("quota")
@@ -215,6 +223,21 @@ pub fn failure_kind(message: &str) -> FailureKind {
     } else {
         FailureKind::HarnessError
     }
+}
+
+/// The three digits after the first "status" (optionally followed by `:`), e.g. 429 in
+/// "last status: 429 Too Many Requests".
+pub fn http_status(lower: &str) -> Option<u16> {
+    let mut rest = lower;
+    while let Some(i) = rest.find("status") {
+        rest = &rest[i + "status".len()..];
+        let digits: String =
+            rest.trim_start_matches(|c: char| c == ':' || c == ' ').chars().take_while(char::is_ascii_digit).collect();
+        if digits.len() == 3 {
+            return digits.parse().ok();
+        }
+    }
+    None
 }
 
 fn mcp_result_text(result: &Value) -> String {

@@ -4,7 +4,11 @@ use murmur_driver_abi::testing::*;
 use serde_json::{json, Value};
 
 fn golden(name: &str) -> Vec<Event> {
-    let events = check_transcript::<CodexDriver>("codex", name, 1);
+    golden_with(name, 1)
+}
+
+fn golden_with(name: &str, terminal_events: usize) -> Vec<Event> {
+    let events = check_transcript::<CodexDriver>("codex", name, terminal_events);
     assert_golden("codex", name, &events);
     events
 }
@@ -27,6 +31,31 @@ fn auth401_transcript_retries_once_then_fails_with_kind_auth() {
         }
         other => panic!("{:?}", other),
     }
+}
+
+/// Recorded by real-harness's RealCodexIT: Codex 0.169.0's own wording after a 429.
+#[test]
+fn rate429_transcript_fails_with_kind_quota() {
+    let events = golden("rate429");
+    match events.last() {
+        Some(Event::TurnFailed(f)) => {
+            assert_eq!(f.kind, FailureKind::Quota);
+            assert_eq!(f.message, "exceeded retry limit, last status: 429 Too Many Requests");
+        }
+        other => panic!("{:?}", other),
+    }
+}
+
+/// SIGINT mid-stream: Codex prints nothing more and exits 1; the runtime knows it interrupted.
+#[test]
+fn interrupt_transcript_has_no_terminal_line_and_the_exit_is_canceled() {
+    let events = golden_with("interrupt", 0);
+    assert!(matches!(&events[0], Event::SessionStarted(_)));
+    let mut driver = CodexDriver::default();
+    let lines = murmur_driver_abi::testing::read_transcript("codex", "interrupt");
+    driver.parse(&lines);
+    let exit = ExitStatus { code: Some(1), signal: None, stderr_tail: String::new(), interrupted: true, saw_terminal: false };
+    assert!(matches!(driver.classify_exit(&exit), Event::TurnFailed(f) if f.kind == FailureKind::Canceled));
 }
 
 #[test]
@@ -52,6 +81,10 @@ fn failure_kinds_are_read_from_the_message_text() {
         ("unexpected status 401 Unauthorized: bad key", FailureKind::Auth),
         ("unexpected status 403 Forbidden", FailureKind::Auth),
         ("unexpected status 429 Too Many Requests", FailureKind::Quota),
+        // Codex 0.169.0's own wording after its request retries (seen against a real 429).
+        ("exceeded retry limit, last status: 429 Too Many Requests", FailureKind::Quota),
+        ("exceeded retry limit, last status: 401 Unauthorized", FailureKind::Auth),
+        ("exceeded retry limit, last status: 500 Internal Server Error", FailureKind::HarnessError),
         ("You've hit your usage limit.", FailureKind::Quota),
         ("stream disconnected", FailureKind::HarnessError),
     ] {
@@ -105,6 +138,7 @@ fn launch_runs_exec_json_with_the_task_on_a_closed_stdin_and_the_token_in_env() 
     assert!(plan.args.contains(&"--config=developer_instructions=\"You are a golden test.\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.url=\"http://127.0.0.1:8767/mcp\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.bearer_token_env_var=\"CAPSULE_BRIDGE_TOKEN\"".to_owned()));
+    assert!(plan.args.contains(&"--config=mcp_servers.murmur.required=true".to_owned()));
     assert!(!plan.args.iter().any(|a| a.contains("golden-token")));
     assert_eq!(plan.env_set, vec![(TOKEN_ENV.to_owned(), "golden-token".to_owned())]);
     assert_eq!(plan.stdin, Some(b"Say hello.".to_vec()));
@@ -138,6 +172,22 @@ fn launch_config_sets_sandbox_env_and_extra_args_and_refuses_unknown_keys() {
     assert_eq!(&plan.args[plan.args.len() - 2..], &["--oss", "-"]);
     assert!(plan_for(|r| r.config = Some(r#"{"sandbox":"yolo"}"#.to_owned())).is_err());
     assert!(plan_for(|r| r.config = Some(r#"{"model":"x"}"#.to_owned())).is_err());
+}
+
+#[test]
+fn launch_switches_codex_analytics_off_unless_telemetry_is_true() {
+    let off = "--config=analytics.enabled=false".to_owned();
+    assert!(plan_for(|_| {}).unwrap().args.contains(&off));
+    assert!(!plan_for(|r| r.config = Some(r#"{"telemetry":true}"#.to_owned())).unwrap().args.contains(&off));
+    assert!(plan_for(|r| r.config = Some(r#"{"telemetry":"no"}"#.to_owned())).is_err());
+}
+
+#[test]
+fn http_statuses_are_read_after_the_word_status() {
+    assert_eq!(http_status("exceeded retry limit, last status: 429 too many requests"), Some(429));
+    assert_eq!(http_status("unexpected status 401 unauthorized"), Some(401));
+    assert_eq!(http_status("status of the stream: unknown"), None);
+    assert_eq!(http_status("no number here"), None);
 }
 
 #[test]

@@ -18,7 +18,19 @@ pub const SYSTEM_FILE: &str = "system.md";
 /// `GEMINI_CLI_SYSTEM_SETTINGS_PATH` points Gemini CLI at it.
 pub const SETTINGS_FILE: &str = "settings.json";
 
-const KNOWN_CONFIG: &[&str] = &["approval_mode", "telemetry", "env", "extra_args"];
+const KNOWN_CONFIG: &[&str] = &["approval_mode", "auth_type", "max_attempts", "telemetry", "env", "extra_args"];
+
+/// The auth types a headless Gemini CLI accepts (`security.auth.selectedType`). Its `gateway`
+/// type, which it picks whenever `GOOGLE_GEMINI_BASE_URL` is set, is refused headless ("Invalid
+/// auth method selected"), so it is not offered.
+pub const AUTH_TYPES: &[&str] = &["gemini-api-key", "oauth-personal", "vertex-ai", "compute-default-credentials"];
+
+/// Gemini CLI's own default is 10 attempts per request with exponential backoff: against an API
+/// that keeps answering 429 that is minutes with nothing on stdout. 3 attempts ride out a brief
+/// limit (~5 s of backoff in 0.61.0) and end an exhausted quota as a `quota` failure.
+pub const DEFAULT_MAX_ATTEMPTS: u64 = 3;
+/// Gemini CLI caps `general.maxAttempts` at 10.
+const MAX_ATTEMPTS_CAP: u64 = 10;
 
 #[derive(Default)]
 pub struct GeminiDriver {
@@ -98,8 +110,18 @@ pub fn plan(request: &LaunchRequest) -> Result<LaunchPlan, String> {
     }
     args.extend(config_string_list(&config, "extra_args")?);
 
+    let env = config_env(&config)?;
     let mut settings = json!({});
-    if !config_bool(&config, "telemetry", false)? {
+    if let Some(auth) = auth_type(&config, &env)? {
+        settings["security"] = json!({ "auth": { "selectedType": auth } });
+    }
+    let attempts = config_u64(&config, "max_attempts")?.unwrap_or(DEFAULT_MAX_ATTEMPTS);
+    if attempts == 0 || attempts > MAX_ATTEMPTS_CAP {
+        return Err(format!("config `max_attempts` must be 1 to {}", MAX_ATTEMPTS_CAP));
+    }
+    settings["general"] = json!({ "maxAttempts": attempts });
+    let telemetry = config_bool(&config, "telemetry", false)?;
+    if !telemetry {
         settings["telemetry"] = json!({ "enabled": false });
         settings["privacy"] = json!({ "usageStatisticsEnabled": false });
     }
@@ -120,23 +142,48 @@ pub fn plan(request: &LaunchRequest) -> Result<LaunchPlan, String> {
     let mut settings_text = serde_json::to_string_pretty(&settings).unwrap_or_default();
     settings_text.push('\n');
 
-    let mut env_set = vec![
-        ("GEMINI_SYSTEM_MD".to_owned(), format!("{{files_dir}}/{}", SYSTEM_FILE)),
-        ("GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(), format!("{{files_dir}}/{}", SETTINGS_FILE)),
-    ];
-    env_set.extend(config_env(&config)?);
+    let mut env_set = vec![("GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(), format!("{{files_dir}}/{}", SETTINGS_FILE))];
+    let mut files = vec![DriverFile { name: SETTINGS_FILE.to_owned(), contents: settings_text }];
+    // Only a capsule's own prompt replaces Gemini CLI's: an empty one would wipe the prompt that
+    // teaches it its tools.
+    if !request.system_prompt.trim().is_empty() {
+        env_set.push(("GEMINI_SYSTEM_MD".to_owned(), format!("{{files_dir}}/{}", SYSTEM_FILE)));
+        files.push(DriverFile { name: SYSTEM_FILE.to_owned(), contents: request.system_prompt.clone() });
+    }
+    if !telemetry {
+        // Also as a variable: Gemini CLI skips a settings file below a folder others may write
+        // (see the README), and telemetry must stay off even then.
+        env_set.push(("GEMINI_TELEMETRY_ENABLED".to_owned(), "false".to_owned()));
+    }
+    env_set.extend(env);
     Ok(LaunchPlan {
         args,
         env_set,
-        files: vec![
-            DriverFile { name: SYSTEM_FILE.to_owned(), contents: request.system_prompt.clone() },
-            DriverFile { name: SETTINGS_FILE.to_owned(), contents: settings_text },
-        ],
+        files,
         // Gemini CLI appends a piped stdin to the prompt: give it EOF at once.
         stdin: None,
         keep_stdin_open: false,
         interrupt_stdin: None,
     })
+}
+
+/// The auth type the settings select: `auth_type` from the config; else `gemini-api-key` when the
+/// config's `env` sets `GOOGLE_GEMINI_BASE_URL` (Gemini CLI would pick `gateway`, which a headless
+/// run refuses) or `GEMINI_API_KEY`; else none, and Gemini CLI uses the user's own settings (a
+/// Google sign-in selects `oauth-personal` there). A variable granted from the host environment
+/// is not visible to the driver: name the type with `auth_type` then.
+pub fn auth_type(config: &serde_json::Map<String, Value>, env: &[(String, String)]) -> Result<Option<String>, String> {
+    if let Some(auth) = config_string(config, "auth_type")? {
+        if !AUTH_TYPES.contains(&auth.as_str()) {
+            return Err(format!("config `auth_type` must be one of {}", AUTH_TYPES.join(", ")));
+        }
+        return Ok(Some(auth));
+    }
+    let sets = |name: &str| env.iter().any(|(k, _)| k == name);
+    if sets("GOOGLE_GEMINI_BASE_URL") || sets("GEMINI_API_KEY") {
+        return Ok(Some("gemini-api-key".to_owned()));
+    }
+    Ok(None)
 }
 
 /// Gemini CLI's exit codes: 41 authentication, 42 bad input, 52 config, 53 turn limit,
@@ -157,10 +204,28 @@ pub fn classify_exit(exit: &ExitStatus) -> Event {
         Some(55) => (FailureKind::HarnessError, "Gemini CLI refused the working directory as untrusted"),
         Some(42) => (FailureKind::HarnessError, "Gemini CLI refused its input"),
         Some(52) => (FailureKind::HarnessError, "Gemini CLI refused its configuration"),
-        _ => return classify_exit_default("gemini", exit),
+        _ => return with_settings_hint(classify_exit_default("gemini", exit), exit),
     };
-    Event::failed(kind, with_detail(what.to_owned(), &detail))
+    with_settings_hint(Event::failed(kind, with_detail(what.to_owned(), &detail)), exit)
 }
+
+/// Gemini CLI ignores a system settings file when any folder above it is writable by group or
+/// others (e.g. below `/tmp`) and says so on stderr; the driver's settings (auth type, attempts,
+/// the bridge) are then missing, which the failure must say.
+fn with_settings_hint(event: Event, exit: &ExitStatus) -> Event {
+    if !exit.stderr_tail.contains("Skipping system settings file") {
+        return event;
+    }
+    match event {
+        Event::TurnFailed(mut f) => {
+            f.message.push_str(SETTINGS_SKIPPED_HINT);
+            Event::TurnFailed(f)
+        }
+        other => other,
+    }
+}
+
+pub const SETTINGS_SKIPPED_HINT: &str = " (Gemini CLI skipped the driver's settings because a folder above the run directory is writable by others; set CAPSULE_WORK_ROOT to a private folder)";
 
 #[cfg(test)]
 mod tests;

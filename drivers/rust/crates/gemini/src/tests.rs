@@ -3,7 +3,11 @@ use super::*;
 use murmur_driver_abi::testing::*;
 
 fn golden(name: &str) -> Vec<Event> {
-    let events = check_transcript::<GeminiDriver>("gemini-cli", name, 1);
+    golden_with(name, 1)
+}
+
+fn golden_with(name: &str, terminal_events: usize) -> Vec<Event> {
+    let events = check_transcript::<GeminiDriver>("gemini-cli", name, terminal_events);
     assert_golden("gemini", name, &events);
     events
 }
@@ -26,6 +30,37 @@ fn auth401_transcript_fails_with_kind_auth() {
         }
         other => panic!("{:?}", other),
     }
+}
+
+/// Recorded by real-harness's RealGeminiIT: a call of the bridge's `echo` over MCP.
+#[test]
+fn mcp_transcript_calls_the_bridge_tool_by_its_bare_name() {
+    let events = golden("mcp");
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCall(c) if c.name == "echo" && c.input == "{\"args\":[\"hello-bridge\"]}")));
+    assert!(events.iter().any(|e| matches!(e, Event::ToolResult(r) if r.output == "hello-bridge\n" && !r.is_error)));
+    assert_eq!(events.last(), Some(&Event::TurnEnd("The tool said hello-bridge.".to_owned())));
+}
+
+/// Recorded by RealGeminiIT: an API that always answers 429, ended by the driver's 3 attempts.
+#[test]
+fn rate429_transcript_fails_with_kind_quota() {
+    let events = golden("rate429");
+    match events.last() {
+        Some(Event::TurnFailed(f)) => {
+            assert_eq!(f.kind, FailureKind::Quota);
+            assert!(f.message.contains("Resource has been exhausted"), "{}", f.message);
+        }
+        other => panic!("{:?}", other),
+    }
+}
+
+/// SIGINT to the group mid-stream: Gemini CLI prints nothing more and exits 0.
+#[test]
+fn interrupt_transcript_streams_then_stops_without_a_terminal_line() {
+    let events = golden_with("interrupt", 0);
+    assert!(events.contains(&Event::TextDelta("Starting a long answer".to_owned())));
+    let exit = ExitStatus { code: Some(0), signal: None, stderr_tail: String::new(), interrupted: true, saw_terminal: false };
+    assert!(matches!(classify_exit(&exit), Event::TurnFailed(f) if f.kind == FailureKind::Canceled));
 }
 
 #[test]
@@ -91,11 +126,16 @@ fn launch_passes_the_task_as_prompt_and_keeps_prompt_and_token_in_private_files(
     assert!(!plan.args.iter().any(|a| a.contains("golden-token") || a.starts_with("--resume")));
     assert!(plan.env_set.contains(&("GEMINI_SYSTEM_MD".to_owned(), "{files_dir}/system.md".to_owned())));
     assert!(plan.env_set.contains(&("GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(), "{files_dir}/settings.json".to_owned())));
-    assert_eq!(plan.files[0], DriverFile { name: "system.md".to_owned(), contents: "You are a golden test.".to_owned() });
-    let settings: Value = serde_json::from_str(&plan.files[1].contents).unwrap();
+    assert_eq!(plan.files[1], DriverFile { name: "system.md".to_owned(), contents: "You are a golden test.".to_owned() });
+    assert_eq!(plan.files[0].name, "settings.json");
+    let settings: Value = serde_json::from_str(&plan.files[0].contents).unwrap();
     assert_eq!(settings["mcpServers"]["murmur"]["httpUrl"], "http://127.0.0.1:8767/mcp");
     assert_eq!(settings["mcpServers"]["murmur"]["headers"]["Authorization"], "Bearer golden-token");
     assert_eq!(settings["telemetry"]["enabled"], false);
+    assert!(plan.env_set.contains(&("GEMINI_TELEMETRY_ENABLED".to_owned(), "false".to_owned())));
+    assert_eq!(settings["general"]["maxAttempts"], 3);
+    // No auth type named or implied: Gemini CLI keeps the user's own choice (a Google sign-in).
+    assert!(settings.get("security").is_none());
     assert_eq!(plan.stdin, None);
     assert!(!plan.keep_stdin_open);
 }
@@ -113,9 +153,70 @@ fn launch_resumes_and_chooses_the_model_with_equals_joined_values() {
     assert!(plan.args.contains(&"--model=gemini-2.5-pro".to_owned()));
     assert!(plan.args.contains(&"--approval-mode=yolo".to_owned()));
     assert_eq!(plan.args[0], "--prompt=--help");
-    assert_eq!(plan.files[1].contents, "{}\n");
+    let settings: Value = serde_json::from_str(&plan.files[0].contents).unwrap();
+    assert_eq!(settings, serde_json::json!({"general": {"maxAttempts": 3}}));
+    assert!(!plan.env_set.iter().any(|(k, _)| k == "GEMINI_TELEMETRY_ENABLED"));
     r.config = Some(r#"{"sandbox":true}"#.to_owned());
     assert!(super::plan(&r).is_err());
+}
+
+fn settings_for(config: &str, system_prompt: &str) -> Result<(Value, LaunchPlan), String> {
+    let mut r = golden_launch_request();
+    r.bridge = None;
+    r.config = Some(config.to_owned());
+    r.system_prompt = system_prompt.to_owned();
+    let plan = plan(&r)?;
+    Ok((serde_json::from_str(&plan.files[0].contents).unwrap(), plan))
+}
+
+#[test]
+fn the_auth_type_comes_from_the_config_or_is_inferred_from_the_configured_variables() {
+    let selected = |config: &str| settings_for(config, "x").unwrap().0["security"]["auth"]["selectedType"].clone();
+    // A custom endpoint: Gemini CLI alone would pick `gateway`, which headless runs refuse.
+    assert_eq!(selected(r#"{"env":{"GOOGLE_GEMINI_BASE_URL":"http://127.0.0.1:1","GEMINI_API_KEY":"k"}}"#), "gemini-api-key");
+    assert_eq!(selected(r#"{"env":{"GOOGLE_GEMINI_BASE_URL":"http://127.0.0.1:1"}}"#), "gemini-api-key");
+    assert_eq!(selected(r#"{"env":{"GEMINI_API_KEY":"k"}}"#), "gemini-api-key");
+    assert_eq!(selected(r#"{"auth_type":"oauth-personal","env":{"GOOGLE_GEMINI_BASE_URL":"x"}}"#), "oauth-personal");
+    assert_eq!(selected(r#"{"auth_type":"vertex-ai"}"#), "vertex-ai");
+    assert_eq!(selected(r#"{}"#), Value::Null);
+    assert!(settings_for(r#"{"auth_type":"gateway"}"#, "x").is_err());
+    assert!(settings_for(r#"{"auth_type":1}"#, "x").is_err());
+}
+
+#[test]
+fn max_attempts_bounds_gemini_retries_from_1_to_10() {
+    let attempts = |config: &str| settings_for(config, "x").map(|(s, _)| s["general"]["maxAttempts"].clone());
+    assert_eq!(attempts(r#"{}"#).unwrap(), 3);
+    assert_eq!(attempts(r#"{"max_attempts":1}"#).unwrap(), 1);
+    assert_eq!(attempts(r#"{"max_attempts":10}"#).unwrap(), 10);
+    assert!(attempts(r#"{"max_attempts":0}"#).is_err());
+    assert!(attempts(r#"{"max_attempts":11}"#).is_err());
+}
+
+#[test]
+fn a_capsule_without_a_system_prompt_keeps_gemini_clis_own() {
+    for empty in ["", "  \n"] {
+        let (_, plan) = settings_for("{}", empty).unwrap();
+        assert!(!plan.env_set.iter().any(|(k, _)| k == "GEMINI_SYSTEM_MD"), "{:?}", plan.env_set);
+        assert_eq!(plan.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["settings.json"]);
+    }
+    let (_, plan) = settings_for("{}", "Be brief.").unwrap();
+    assert!(plan.env_set.contains(&("GEMINI_SYSTEM_MD".to_owned(), "{files_dir}/system.md".to_owned())));
+}
+
+#[test]
+fn a_failure_says_when_gemini_skipped_the_drivers_settings() {
+    let tail = "\u{1b}[33mSecurity Warning: Skipping system settings file '/tmp/r/files-1/settings.json': Parent directory '/tmp' is insecure\u{1b}[0m\nInvalid auth method selected.\n";
+    let exit = ExitStatus { code: Some(41), signal: None, stderr_tail: tail.to_owned(), interrupted: false, saw_terminal: false };
+    match classify_exit(&exit) {
+        Event::TurnFailed(f) => {
+            assert_eq!(f.kind, FailureKind::Auth);
+            assert!(f.message.contains("Invalid auth method selected."), "{}", f.message);
+            assert!(f.message.ends_with(SETTINGS_SKIPPED_HINT), "{}", f.message);
+            assert!(!f.message.contains('\u{1b}'), "{}", f.message);
+        }
+        other => panic!("{:?}", other),
+    }
 }
 
 #[test]

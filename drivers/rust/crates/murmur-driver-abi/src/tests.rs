@@ -95,3 +95,15 @@ fn default_exit_classification_is_canceled_then_signal_then_harness_error() {
     exit.code = Some(0);
     assert!(matches!(classify_exit_default("h", &exit), Event::TurnFailed(f) if f.kind == FailureKind::HarnessError));
 }
+
+#[test]
+fn control_sequences_are_stripped_from_what_a_person_is_shown() {
+    // Gemini CLI colours its stderr; the message must not carry the escape codes.
+    assert_eq!(strip_controls("\u{1b}[31mInvalid auth method selected.\u{1b}[39m"), "Invalid auth method selected.");
+    assert_eq!(strip_controls("a\u{1b}[1;2Hb\u{1b}]0;title\u{7}c\u{1b}]8;;x\u{1b}\\d\u{1b}Me"), "abcde");
+    assert_eq!(strip_controls("tab\tnew\nline\r\u{0}\u{85}\u{7f}"), "tab\tnew\nline");
+    assert_eq!(strip_controls("unterminated \u{1b}[31"), "unterminated ");
+    assert_eq!(strip_controls("Grüße ✓"), "Grüße ✓");
+    assert_eq!(last_line("first\n\u{1b}[31mError: denied\u{1b}[0m\r\n\n", 300), "Error: denied");
+    assert_eq!(first_line("\u{1b}[2K\n\u{1b}[33mNot logged in\u{1b}[0m\n", 200), "Not logged in");
+}

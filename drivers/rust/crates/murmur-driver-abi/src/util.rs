@@ -21,16 +21,62 @@ pub fn note_unreadable(prefix: &str, line: &str) -> Event {
     Event::Note(format!("{}{}", prefix, cut_chars(line, budget)))
 }
 
-/// The first non-empty trimmed line of `s`, cut to `max` characters; what a person is shown.
+/// The first non-empty trimmed line of `s`, without terminal control sequences, cut to `max`
+/// characters; what a person is shown.
 pub fn first_line(s: &str, max: usize) -> String {
-    let line = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let plain = strip_controls(s);
+    let line = plain.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     cut_chars(line, max).to_owned()
 }
 
-/// The last non-empty trimmed line of `s`, cut to `max` characters (for stderr tails).
+/// The last non-empty trimmed line of `s`, without terminal control sequences, cut to `max`
+/// characters (for stderr tails, which CLIs colour).
 pub fn last_line(s: &str, max: usize) -> String {
-    let line = s.lines().map(str::trim).filter(|l| !l.is_empty()).last().unwrap_or("");
+    let plain = strip_controls(s);
+    let line = plain.lines().map(str::trim).filter(|l| !l.is_empty()).last().unwrap_or("");
     cut_chars(line, max).to_owned()
+}
+
+/// `s` without terminal control sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL` or `ESC \`,
+/// other two-byte `ESC x`) and without C0/C1 control characters other than tab and newline: a
+/// message copied from a harness's stderr is shown in JSON, traces and terminals, where colour
+/// codes are noise and cursor movements would garble the person's screen.
+pub fn strip_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC: up to BEL or ST (ESC \).
+                Some(']') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            if chars.peek() == Some(&'\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 pub fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

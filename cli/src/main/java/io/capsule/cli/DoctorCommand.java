@@ -111,15 +111,16 @@ final class DoctorCommand implements Callable<Integer> {
           try (ProcessDriver instance = driver.newInstance()) {
             state = instance.readLogin(((HelperCommands.LoginRun.Ran) login).output());
           }
-          if (state instanceof LoginState.LoggedOut o) {
-            row("login", "logged out: " + HelperCommands.shownReason(o.reason()));
+          LoginVerdict verdict =
+              LoginVerdict.of(
+                  state,
+                  HelperCommands.shownReason(reason(state)),
+                  env.keySet(),
+                  manifest.inference().driver().config());
+          row("login", verdict.row());
+          if (verdict.refuses()) {
             return done(ExitCodes.HARNESS_UNAVAILABLE);
           }
-          row(
-              "login",
-              state instanceof LoginState.Unknown u
-                  ? "unknown: " + HelperCommands.shownReason(u.reason())
-                  : "logged in");
         }
       } finally {
         pool.shutdownNow();
@@ -128,6 +129,13 @@ final class DoctorCommand implements Callable<Integer> {
     }
     out.println("ready: a run could start");
     return done(ExitCodes.DONE);
+  }
+
+  private static String reason(LoginState state) {
+    if (state instanceof LoginState.LoggedOut o) {
+      return o.reason();
+    }
+    return state instanceof LoginState.Unknown u ? u.reason() : "";
   }
 
   private void row(String what, String value) {

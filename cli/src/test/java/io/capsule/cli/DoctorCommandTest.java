@@ -39,4 +39,50 @@ class DoctorCommandTest {
     assertTrue(r.out().contains("api.anthropic.com:443"), r.out());
     assertTrue(r.out().contains("not ready"), r.out());
   }
+
+  /**
+   * A Codex capsule whose key is in its driver config: {@code codex login status} says "Not logged
+   * in" (it sees only saved logins), yet a run authenticates with the key, so the doctor must not
+   * say a run would be refused.
+   */
+  @Test
+  void aCodexCapsuleWithAnApiKeyIsReadyThoughNoLoginIsSaved() throws IOException {
+    Cli.Result withKey =
+        Cli.run("doctor", codexCapsule("      env:\n        OPENAI_API_KEY: sk-x\n").toString());
+    assertEquals(0, withKey.exit(), withKey.out());
+    assertTrue(withKey.out().contains("login     no saved login, and none needed"), withKey.out());
+    assertTrue(withKey.out().contains("OPENAI_API_KEY"), withKey.out());
+    assertTrue(!withKey.out().contains("sk-x"), withKey.out());
+    assertTrue(withKey.out().contains("ready: a run could start"), withKey.out());
+  }
+
+  @Test
+  void aCodexCapsuleWithoutAnyCredentialIsLoggedOut() throws IOException {
+    Cli.Result r = Cli.run("doctor", codexCapsule("      sandbox: read-only\n").toString());
+    assertEquals(ExitCodes.HARNESS_UNAVAILABLE, r.exit(), r.out());
+    assertTrue(r.out().contains("login     logged out: "), r.out());
+    assertTrue(r.out().contains("codex login"), r.out());
+  }
+
+  private Path codexCapsule(String driverConfig) throws IOException {
+    Path codex = tmp.resolve("codex");
+    Files.writeString(
+        codex,
+        "#!/bin/sh\ncase \"$1\" in\n  --version) echo 'codex-cli 0.169.0' ;;\n"
+            + "  login) echo 'Not logged in'; exit 1 ;;\nesac\n");
+    codex.toFile().setExecutable(true);
+    Path dir = Files.createDirectories(tmp.resolve("capsule"));
+    Files.writeString(
+        dir.resolve("murmur.yaml"),
+        "name: t\nversion: 0.1.0\nartifacts:\n  - name: cx\n    version: 0.6.0\n"
+            + "    runtime: driver\n    builtin: codex\ninference:\n  transport: process\n"
+            + "  driver:\n    artifact: cx\n    config:\n"
+            + driverConfig
+            + "  command: "
+            + codex
+            + "\ncapabilities:\n  env:\n    allow: [HOME, PATH]\n  network:\n"
+            + "    allow: [\"api.openai.com:443\", \"chatgpt.com:443\"]\n  harness:\n"
+            + "    paths:\n      - path: ~/.codex\n        access: read-write\n");
+    return dir;
+  }
 }

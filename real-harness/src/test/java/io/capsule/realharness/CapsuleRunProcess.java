@@ -21,6 +21,12 @@ import java.util.function.Predicate;
  * Stdout is read line by line as it arrives, each line parsed as one JSON event.
  */
 final class CapsuleRunProcess {
+  /**
+   * One harness-version cache for the whole suite (each run has its own HOME): a CLI's version is
+   * probed once per suite, not per run ({@code gemini --version} alone takes seconds).
+   */
+  static final Path VERSION_CACHE = Path.of("target", "harness-versions.tsv").toAbsolutePath();
+
   private final Process process;
   private final Path stderr;
   private final List<JsonNode> events = new ArrayList<>();
@@ -65,8 +71,42 @@ final class CapsuleRunProcess {
     env.clear();
     env.put("HOME", home.toString());
     env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put("CAPSULE_VERSION_CACHE", VERSION_CACHE.toString());
     return new CapsuleRunProcess(pb.start(), err);
   }
+
+  /**
+   * {@code capsule doctor <capsule>} with the same private HOME, as its own JVM: its exit code and
+   * everything it printed (stdout and stderr together).
+   */
+  static Doctor doctor(Path capsule, Path home, Duration timeout)
+      throws IOException, InterruptedException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.capsule.cli.CapsuleMain",
+                "doctor",
+                capsule.toString())
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    Map<String, String> env = pb.environment();
+    env.clear();
+    env.put("HOME", home.toString());
+    env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      p.destroyForcibly().waitFor();
+      throw new AssertionError("capsule doctor did not exit within " + timeout);
+    }
+    return new Doctor(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+  }
+
+  /** What {@code capsule doctor} ended with. */
+  record Doctor(int exit, String output) {}
 
   Process process() {
     return process;

@@ -120,17 +120,20 @@ public final class CapsuleRuntime extends AbstractBehavior<CapsuleRuntime.Comman
                         loading, hostEnv, limits.driverCallTimeout(), limits.blockingDispatcher()))
                 .onFailure(SupervisorStrategy.restart()),
             "drivers");
+    // A probe holds a thread per stream while it reads: it runs on the growing harness I/O
+    // dispatcher, never on the bounded blocking one it could starve.
+    java.util.concurrent.Executor io =
+        ctx.getSystem()
+            .dispatchers()
+            .lookup(DispatcherSelector.fromConfig(limits.harness().ioDispatcher()));
     VersionProber p =
         prober.orElseGet(
+            // Cached per binary (path, size, mtime): a run does not pay the probe each time.
             () ->
-                VersionProber.of(
-                    // A probe holds a thread per stream while it reads: it runs on the growing
-                    // harness I/O dispatcher, never on the bounded blocking one it could starve.
-                    new HelperCommands(
-                        ctx.getSystem()
-                            .dispatchers()
-                            .lookup(DispatcherSelector.fromConfig(limits.harness().ioDispatcher())),
-                        limits.versionProbeTimeout())));
+                new CachingVersionProber(
+                    VersionProber.of(new HelperCommands(io, limits.versionProbeTimeout())),
+                    CachingVersionProber.defaultFile(hostEnv),
+                    io));
     this.services = new RunServices(registry, limits, p, java.time.Clock.systemUTC(), hostEnv);
   }
 

@@ -3,9 +3,11 @@ package io.capsule.runtime.harness;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.InterruptMethod;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -138,8 +140,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   public record InterruptResult(boolean delivered) implements Event {}
 
   /**
-   * The harness (the group leader) exited. The JDK reports a death by signal N as 128+N, so a
-   * status of 129..192 is reported as that signal and no code (see {@code ExitCode}).
+   * The harness (the group leader) exited. The JDK reports a death by signal N as 128+N; a status
+   * of 129..192 is reported as that signal and no code only when this actor sent that signal to the
+   * group while the harness ran, else as that code (see {@code ExitCode}).
    *
    * @param killedByRuntime a {@link Kill} (or the actor's stop) arrived while it was running
    */
@@ -165,6 +168,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private StdinPipe stdin;
   private boolean killRequested;
   private boolean killedByRuntime;
+
+  /** The signals sent to the group while the harness ran: they decide how 129..192 reads. */
+  private final Set<Integer> signalsSent = new HashSet<>();
 
   public static Behavior<Command> create(
       AppliedLaunch launch, ActorRef<Event> listener, HarnessLimits limits) {
@@ -334,7 +340,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       }
       default -> {
         timers.cancel(DRAIN_TIMER);
-        ExitCode how = ExitCode.decode(exit.report());
+        ExitCode how = ExitCode.decode(exit.report(), signalsSent);
         listener.tell(new Exited(how.code(), how.signal(), output.stderrTail(), killedByRuntime));
         return maybeStop();
       }
@@ -399,6 +405,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       }
       case SIGNAL_INT -> {
         long group = pgid;
+        signalsSent.add(ExitCode.SIGINT);
         exit.signalStarted();
         getContext()
             .pipeToSelf(
@@ -440,6 +447,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private void startKill() {
     if (!exit.exited()) {
       killedByRuntime = true;
+      signalsSent.add(ExitCode.SIGKILL);
     }
     exit.killStarted();
     Process leader = process;

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -132,7 +133,8 @@ public final class HelperCommands {
       if (!finished) {
         return new CommandOutcome.TimedOut(bound);
       }
-      ExitCode how = ExitCode.decode(process.exitValue());
+      // Nothing signalled it before it finished (the kill above comes after its exit).
+      ExitCode how = ExitCode.decode(process.exitValue(), Set.of());
       return new CommandOutcome.Finished(how.code(), how.signal(), out.get(), err.get());
     } catch (InterruptedException e) {
       ProcessGroup.killAll(process.pid(), process.toHandle());

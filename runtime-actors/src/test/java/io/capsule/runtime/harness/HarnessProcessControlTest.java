@@ -132,6 +132,23 @@ class HarnessProcessControlTest {
   }
 
   @Test
+  void aHarnessEndedByTheRuntimesSigintReportsTheSignal() throws IOException {
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    AppliedLaunch launch = shLaunch(runDir, "die-on-sigint.sh");
+    ActorRef<HarnessProcess.Command> harness = start(launch, probe);
+    long pgid = probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT).pgid();
+    readUntil(probe, harness, "ready");
+    harness.tell(new HarnessProcess.Interrupt(InterruptMethod.SIGNAL_INT, Optional.empty()));
+    HarnessFixture.Collected out = collectAfterSpawn(probe, harness, pgid);
+    assertEquals(List.of(true), out.interrupts());
+    assertEquals(Optional.empty(), out.exit().code());
+    assertEquals(Optional.of(2), out.exit().signal());
+    assertFalse(out.exit().killedByRuntime());
+    assertGroupGone(probe, pgid);
+    assertClosedAndGone(launch);
+  }
+
+  @Test
   void aHarnessThatIgnoresSigintIsKilledByKill() throws IOException {
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     AppliedLaunch launch = shLaunch(runDir, "ignore-sigint.sh");

@@ -165,13 +165,30 @@ class HarnessProcessOutputTest {
   }
 
   @Test
-  void aCrashMidOutputReportsTheSignalAndDropsThePartialLine() throws IOException {
+  void aHarnessThatExits145UnsignalledReportsCode145() throws IOException {
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    AppliedLaunch launch = shLaunch(runDir, "exit-145.sh");
+    HarnessFixture.Collected out = collect(probe, start(launch, probe));
+    assertEquals(List.of("denied"), out.lines());
+    assertEquals(Optional.of(145), out.exit().code());
+    assertEquals(Optional.empty(), out.exit().signal());
+    assertFalse(out.exit().killedByRuntime());
+    assertGroupGone(probe, out.pgid());
+    assertClosedAndGone(launch);
+  }
+
+  /**
+   * A signal the runtime did not send cannot be told from an exit code (the JDK reports both as
+   * 128+N), so a self-inflicted SIGKILL reads as code 137 (see {@code ExitCode}).
+   */
+  @Test
+  void aCrashMidOutputReportsItsStatusAsACodeAndDropsThePartialLine() throws IOException {
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     AppliedLaunch launch = shLaunch(runDir, "crash.sh");
     HarnessFixture.Collected out = collect(probe, start(launch, probe));
     assertEquals(List.of("a", "b"), out.lines());
-    assertEquals(Optional.empty(), out.exit().code());
-    assertEquals(Optional.of(9), out.exit().signal());
+    assertEquals(Optional.of(137), out.exit().code());
+    assertEquals(Optional.empty(), out.exit().signal());
     assertFalse(out.exit().killedByRuntime());
     assertGroupGone(probe, out.pgid());
     assertClosedAndGone(launch);

@@ -1,0 +1,3 @@
+# Says ready, then becomes a process that dies of SIGINT's default action.
+echo ready
+exec sleep 300
