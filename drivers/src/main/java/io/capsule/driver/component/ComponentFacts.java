@@ -178,10 +178,12 @@ final class ComponentFacts {
           s.u32();
           options(s, -1);
           lowers = true;
+          coreFuncs.add(new CoreRef(-1, "")); // a core function, not an instance export
         }
         case 0x03 -> {
           s.u32();
           lowers = true;
+          coreFuncs.add(new CoreRef(-1, ""));
         }
         case 0x02, 0x04 -> {
           unsupported("it defines resources of its own (canon resource.new / resource.rep)");

@@ -1,5 +1,6 @@
 package io.capsule.driver.engine;
 
+import io.capsule.driver.component.CoreGraph;
 import io.capsule.driver.wasm.WasmEngine;
 import io.capsule.driver.wasm.WasmInstance;
 import io.capsule.driver.wasm.WasmModule;
@@ -60,6 +61,49 @@ public final class WasmtimeEngine implements WasmEngine {
       modules.add(module);
     }
     return new Compiled(prepared, module);
+  }
+
+  @Override
+  public WasmModule compileGraph(CoreGraph graph, long memoryCapBytes) {
+    GraphLinking linking = GraphLinking.prepare(graph, memoryCapBytes);
+    Module[] compiled = new Module[linking.modules().size()];
+    try {
+      for (int i = 0; i < compiled.length; i++) {
+        compiled[i] = new Module(engine, linking.modules().get(i).bytes());
+      }
+    } catch (RuntimeException e) {
+      for (Module m : compiled) {
+        if (m != null) {
+          m.dispose();
+        }
+      }
+      throw Failures.unloadable("wasmtime cannot compile the driver: " + e.getMessage(), e);
+    }
+    synchronized (this) {
+      if (closed) {
+        java.util.Arrays.stream(compiled).forEach(Module::dispose);
+        throw new IllegalStateException("the wasmtime engine is closed");
+      }
+      modules.addAll(List.of(compiled));
+    }
+    String sha = Sha256.hex(graph.modules().get(graph.mainModule()));
+    return new WasmModule() {
+      @Override
+      public String sha256() {
+        return sha;
+      }
+
+      @Override
+      public Set<String> functionExports() {
+        return linking.mainInfo().functionExports().keySet();
+      }
+
+      @Override
+      public WasmInstance instantiate(Duration callDeadline) {
+        ticker.ensureStarted();
+        return WasmtimeGraphInstance.create(engine, linking, compiled, callDeadline);
+      }
+    };
   }
 
   @Override
