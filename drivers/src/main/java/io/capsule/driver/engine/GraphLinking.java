@@ -66,6 +66,31 @@ record GraphLinking(CoreGraph graph, List<Prepared> modules) {
     return instance;
   }
 
+  /** What an import resolves to: an export of a module instance, or a host item. */
+  sealed interface Resolved permits ModuleExport, Host {}
+
+  /** Export {@code name} of the module instance at {@code instance}. */
+  record ModuleExport(int instance, String name) implements Resolved {}
+
+  /** A lowered WASI function or a resource drop, served by the host. */
+  record Host(CoreGraph.Item item) implements Resolved {}
+
+  /** Follows bundles from export {@code name} of core instance {@code instance} to its provider. */
+  Resolved resolve(int instance, String name) {
+    CoreGraph.Instance at = graph.instances().get(instance);
+    if (at instanceof CoreGraph.Instantiate) {
+      return new ModuleExport(instance, name);
+    }
+    CoreGraph.Item item = ((CoreGraph.Bundle) at).exports().get(name);
+    if (item == null) {
+      throw missing(instance, name);
+    }
+    if (item instanceof CoreGraph.Export e) {
+      return resolve(e.instance(), e.name());
+    }
+    return new Host(item);
+  }
+
   static DriverException missing(int instance, String name) {
     return new DriverException(
         Diagnostic.of(

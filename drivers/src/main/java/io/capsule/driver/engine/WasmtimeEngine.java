@@ -65,45 +65,22 @@ public final class WasmtimeEngine implements WasmEngine {
 
   @Override
   public WasmModule compileGraph(CoreGraph graph, long memoryCapBytes) {
-    GraphLinking linking = GraphLinking.prepare(graph, memoryCapBytes);
-    Module[] compiled = new Module[linking.modules().size()];
+    List<Module> compiled = new ArrayList<>();
     try {
-      for (int i = 0; i < compiled.length; i++) {
-        compiled[i] = new Module(engine, linking.modules().get(i).bytes());
-      }
-    } catch (RuntimeException e) {
-      for (Module m : compiled) {
-        if (m != null) {
-          m.dispose();
+      WasmtimeGraph result =
+          WasmtimeGraph.compile(
+              engine, graph, memoryCapBytes, compiled::add, ticker::ensureStarted);
+      synchronized (this) {
+        if (closed) {
+          throw new IllegalStateException("the wasmtime engine is closed");
         }
+        modules.addAll(compiled);
       }
-      throw Failures.unloadable("wasmtime cannot compile the driver: " + e.getMessage(), e);
+      return result;
+    } catch (RuntimeException e) {
+      compiled.forEach(Module::dispose);
+      throw e;
     }
-    synchronized (this) {
-      if (closed) {
-        java.util.Arrays.stream(compiled).forEach(Module::dispose);
-        throw new IllegalStateException("the wasmtime engine is closed");
-      }
-      modules.addAll(List.of(compiled));
-    }
-    String sha = Sha256.hex(graph.modules().get(graph.mainModule()));
-    return new WasmModule() {
-      @Override
-      public String sha256() {
-        return sha;
-      }
-
-      @Override
-      public Set<String> functionExports() {
-        return linking.mainInfo().functionExports().keySet();
-      }
-
-      @Override
-      public WasmInstance instantiate(Duration callDeadline) {
-        ticker.ensureStarted();
-        return WasmtimeGraphInstance.create(engine, linking, compiled, callDeadline);
-      }
-    };
   }
 
   @Override

@@ -11,10 +11,8 @@ import io.github.kawamuray.wasmtime.Extern;
 import io.github.kawamuray.wasmtime.Func;
 import io.github.kawamuray.wasmtime.Linker;
 import io.github.kawamuray.wasmtime.Memory;
-import io.github.kawamuray.wasmtime.Module;
 import io.github.kawamuray.wasmtime.Store;
 import io.github.kawamuray.wasmtime.Val;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,47 +21,40 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One run of a WASI driver on wasmtime: every core instance of the component's graph in one store,
- * wired in the component's order, with a fresh {@link WasiHost} behind the lowered imports. Each
- * module instance gets its own {@link Linker} (wasmtime-java 0.19 exposes tables and globals of an
- * instance only through a linker), holding exactly the imports its instantiation names.
+ * One run of a WASI driver on wasmtime: every core instance of the component's graph in one store
+ * and one {@link Linker}, instantiated in the component's order. Each module was compiled with its
+ * imports renamed to where they come from ({@link WasmtimeGraph}): another instance's export
+ * ({@code core-instance-N}) or a host function ({@code wasi-host}), which this instance defines
+ * over a fresh {@link WasiHost} before the module that imports it.
  *
- * <p>A host function that traps records why, and the engine's trap is reported with that reason.
- * Not thread-safe: one thread at a time, like every instance.
+ * <p>A host function that traps records why; the engine's trap is reported with that reason. Not
+ * thread-safe: one thread at a time, like every instance.
  */
 final class WasmtimeGraphInstance implements WasmInstance {
 
   private final Store<Void> store;
-  private final GraphLinking linking;
+  private final Linker linker;
+  private final WasmtimeGraph graph;
   private final Duration deadline;
   private final long deadlineTicks;
   private final WasiHost host = new WasiHost();
-  private final Linker[] linkers;
-  private final List<Func> hostFuncs = new ArrayList<>();
+  private final List<Func> ownedFuncs = new ArrayList<>();
   private final Map<String, Func> funcs = new HashMap<>();
-  private final List<Linker> allLinkers = new ArrayList<>();
   private Memory memory;
-  private GraphMemory guestMemory;
+  private WasmtimeBufferMemory guestMemory;
   private RuntimeException pendingTrap;
   private boolean closed;
 
-  private WasmtimeGraphInstance(
-      Engine engine, GraphLinking linking, Duration deadline, Module[] modules) {
+  private WasmtimeGraphInstance(Engine engine, WasmtimeGraph graph, Duration deadline) {
     this.store = new Store<>(null, engine);
-    this.linking = linking;
+    this.linker = new Linker(engine);
+    this.graph = graph;
     this.deadline = deadline;
     this.deadlineTicks = EpochTicker.ticks(deadline);
-    this.linkers = new Linker[linking.graph().instances().size()];
-    this.engine = engine;
-    this.modules = modules;
   }
 
-  private final Engine engine;
-  private final Module[] modules;
-
-  static WasmtimeGraphInstance create(
-      Engine engine, GraphLinking linking, Module[] modules, Duration deadline) {
-    WasmtimeGraphInstance created = new WasmtimeGraphInstance(engine, linking, deadline, modules);
+  static WasmtimeGraphInstance create(Engine engine, WasmtimeGraph graph, Duration deadline) {
+    WasmtimeGraphInstance created = new WasmtimeGraphInstance(engine, graph, deadline);
     try {
       created.store.setEpochDeadline(created.deadlineTicks);
       created.instantiateAll();
@@ -76,66 +67,79 @@ final class WasmtimeGraphInstance implements WasmInstance {
   }
 
   private void instantiateAll() {
-    List<CoreGraph.Instance> instances = linking.graph().instances();
-    for (int i = 0; i < instances.size(); i++) {
-      if (!(instances.get(i) instanceof CoreGraph.Instantiate step)) {
-        continue;
+    int main = graph.linking().graph().mainInstance();
+    for (WasmtimeGraph.Step step : graph.steps()) {
+      for (WasmtimeGraph.HostImport h : step.hostImports()) {
+        linker.define(store, h.name().module(), h.name().name(), hostFunc(h));
       }
-      Linker linker = new Linker(engine);
-      allLinkers.add(linker);
-      CoreModule info = linking.modules().get(step.module()).info();
-      int funcImport = 0;
-      for (CoreModule.Import imp : info.imports()) {
-        CoreModule.FuncType type =
-            imp.kind().equals("func") ? info.importFuncTypes().get(funcImport++) : null;
-        int from = GraphLinking.argument(step, i, imp.module(), imp.name());
-        linker.define(store, imp.module(), imp.name(), resolve(from, imp.name(), type));
-      }
-      linker.module(store, name(i), modules[step.module()]);
-      linkers[i] = linker;
-      if (i == linking.graph().mainInstance()) {
-        memory = export(i, "memory").memory();
-        guestMemory = new GraphMemory(this, memory);
+      linker.module(store, WasmtimeGraph.instanceName(step.instance()), step.module());
+      if (step.instance() == main) {
+        memory = export(main, "memory").memory();
+        guestMemory =
+            new WasmtimeBufferMemory(
+                this, () -> memory.buffer(store).order(ByteOrder.LITTLE_ENDIAN));
       }
     }
-  }
-
-  private static String name(int instance) {
-    return "core-instance-" + instance;
   }
 
   private Extern export(int instance, String name) {
-    return linkers[instance]
-        .get(store, name(instance), name)
+    return linker
+        .get(store, WasmtimeGraph.instanceName(instance), name)
         .orElseThrow(() -> GraphLinking.missing(instance, name));
   }
 
-  private Extern resolve(int instance, String name, CoreModule.FuncType type) {
-    if (linkers[instance] != null) {
-      return export(instance, name);
+  private Extern hostFunc(WasmtimeGraph.HostImport h) {
+    WasiHost.HostFunction fn;
+    WasiHost.Guest guest = null;
+    if (h.item() instanceof CoreGraph.Lowered l) {
+      fn = host.function(l.iface(), l.function());
+      guest = guest(l);
+    } else {
+      CoreGraph.Dropped d = (CoreGraph.Dropped) h.item();
+      fn = host.drop(d.iface(), d.resource());
     }
-    CoreGraph.Bundle bundle = (CoreGraph.Bundle) linking.graph().instances().get(instance);
-    CoreGraph.Item item = bundle.exports().get(name);
-    if (item == null) {
-      throw GraphLinking.missing(instance, name);
-    }
-    if (item instanceof CoreGraph.Export e) {
-      return resolve(e.instance(), e.name(), type);
-    }
-    if (item instanceof CoreGraph.Lowered l) {
-      return hostFunc(type, host.function(l.iface(), l.function()), guest(l));
-    }
-    CoreGraph.Dropped d = (CoreGraph.Dropped) item;
-    return hostFunc(type, host.drop(d.iface(), d.resource()), null);
+    WasiHost.Guest g = guest;
+    CoreModule.FuncType type = h.type();
+    io.github.kawamuray.wasmtime.FuncType ft =
+        new io.github.kawamuray.wasmtime.FuncType(
+            type.params().stream().map(WasmtimeGraphInstance::valType).toArray(Val.Type[]::new),
+            type.results().stream().map(WasmtimeGraphInstance::valType).toArray(Val.Type[]::new));
+    Func func =
+        new Func(
+            store,
+            ft,
+            (caller, params, results) -> {
+              long[] args = new long[params.length];
+              for (int p = 0; p < params.length; p++) {
+                args[p] = raw(params[p]);
+              }
+              try {
+                long[] out = fn.call(g, args);
+                for (int r = 0; r < results.length; r++) {
+                  results[r] = toVal(type.results().get(r), out[r]);
+                }
+              } catch (RuntimeException e) {
+                pendingTrap = e;
+                throw e;
+              } finally {
+                if (guestMemory != null) {
+                  guestMemory.invalidate();
+                }
+              }
+            });
+    ownedFuncs.add(func);
+    return Extern.fromFunc(func);
   }
 
   private WasiHost.Guest guest(CoreGraph.Lowered lowered) {
+    int main = graph.linking().graph().mainInstance();
     return new WasiHost.Guest() {
       @Override
       public GuestMemory memory() {
         CoreGraph.Export m =
             lowered.memory().orElseThrow(() -> new WasiTrap("the lowering names no memory"));
-        if (m.instance() != linking.graph().mainInstance()) {
+        GraphLinking.Resolved r = graph.linking().resolve(m.instance(), m.name());
+        if (!(r instanceof GraphLinking.ModuleExport e) || e.instance() != main) {
           throw new WasiTrap("the lowering names a memory other than the driver's");
         }
         return guestMemory;
@@ -145,8 +149,8 @@ final class WasmtimeGraphInstance implements WasmInstance {
       public int realloc(int oldPtr, int oldSize, int align, int newSize) {
         CoreGraph.Export r =
             lowered.realloc().orElseThrow(() -> new WasiTrap("the lowering names no realloc"));
-        Func f = export(r.instance(), r.name()).func();
-        hostFuncs.add(f);
+        Func f =
+            funcs.computeIfAbsent("realloc:" + r.instance() + ":" + r.name(), k -> reallocFunc(r));
         guestMemory.invalidate();
         Val[] out =
             f.call(
@@ -163,45 +167,16 @@ final class WasmtimeGraphInstance implements WasmInstance {
     };
   }
 
-  private Extern hostFunc(
-      CoreModule.FuncType type, WasiHost.HostFunction fn, WasiHost.Guest guest) {
-    if (type == null) {
-      throw Failures.unloadable("a WASI function is imported as something other than a function");
+  private Func reallocFunc(CoreGraph.Export r) {
+    if (graph.linking().resolve(r.instance(), r.name()) instanceof GraphLinking.ModuleExport e) {
+      return export(e.instance(), e.name()).func();
     }
-    io.github.kawamuray.wasmtime.FuncType ft =
-        new io.github.kawamuray.wasmtime.FuncType(
-            type.params().stream().map(WasmtimeGraphInstance::valType).toArray(Val.Type[]::new),
-            type.results().stream().map(WasmtimeGraphInstance::valType).toArray(Val.Type[]::new));
-    Func func =
-        new Func(
-            store,
-            ft,
-            (caller, params, results) -> {
-              long[] args = new long[params.length];
-              for (int p = 0; p < params.length; p++) {
-                args[p] = raw(params[p]);
-              }
-              try {
-                long[] out = fn.call(guest, args);
-                for (int r = 0; r < results.length; r++) {
-                  results[r] = toVal(type.results().get(r), out[r]);
-                }
-              } catch (RuntimeException e) {
-                pendingTrap = e;
-                throw e;
-              } finally {
-                if (guestMemory != null) {
-                  guestMemory.invalidate();
-                }
-              }
-            });
-    hostFuncs.add(func);
-    return Extern.fromFunc(func);
+    throw new WasiTrap("the lowering's realloc is not a module's function");
   }
 
   @Override
   public boolean hasExport(String name) {
-    return linking.mainInfo().functionExports().containsKey(name);
+    return graph.linking().mainInfo().functionExports().containsKey(name);
   }
 
   @Override
@@ -209,7 +184,7 @@ final class WasmtimeGraphInstance implements WasmInstance {
     if (closed) {
       throw new IllegalStateException("the instance is closed");
     }
-    CoreModule.FuncType type = linking.mainInfo().functionExports().get(export);
+    CoreModule.FuncType type = graph.linking().mainInfo().functionExports().get(export);
     if (type == null) {
       throw Failures.noSuchExport(export);
     }
@@ -217,8 +192,8 @@ final class WasmtimeGraphInstance implements WasmInstance {
       throw new IllegalArgumentException(
           export + " takes " + type.params().size() + " values, not " + args.length);
     }
-    Func func =
-        funcs.computeIfAbsent(export, e -> export(linking.graph().mainInstance(), e).func());
+    int main = graph.linking().graph().mainInstance();
+    Func func = funcs.computeIfAbsent(export, e -> export(main, e).func());
     Val[] in = new Val[args.length];
     for (int i = 0; i < args.length; i++) {
       in[i] = toVal(type.params().get(i), args[i]);
@@ -240,14 +215,15 @@ final class WasmtimeGraphInstance implements WasmInstance {
     return results;
   }
 
+  /** A host function's own reason wins over wasmtime's generic trap text. */
   private RuntimeException classify(String export, RuntimeException e) {
-    RuntimeException host = pendingTrap;
+    RuntimeException hostFailure = pendingTrap;
     pendingTrap = null;
-    if (host instanceof DriverException d) {
+    if (hostFailure instanceof DriverException d) {
       return d;
     }
-    if (host != null) {
-      return Failures.trap(export, String.valueOf(host.getMessage()), e);
+    if (hostFailure != null) {
+      return Failures.trap(export, String.valueOf(hostFailure.getMessage()), e);
     }
     if (e instanceof DriverException d) {
       return d;
@@ -270,15 +246,6 @@ final class WasmtimeGraphInstance implements WasmInstance {
     return host.drainOutput();
   }
 
-  /** The WASI host behind this instance (tests read its handle table). */
-  WasiHost host() {
-    return host;
-  }
-
-  ByteBuffer buffer(Memory m) {
-    return m.buffer(store).order(ByteOrder.LITTLE_ENDIAN);
-  }
-
   @Override
   public void close() {
     if (closed) {
@@ -287,12 +254,12 @@ final class WasmtimeGraphInstance implements WasmInstance {
     closed = true;
     funcs.values().forEach(Func::dispose);
     funcs.clear();
-    hostFuncs.forEach(Func::dispose);
-    hostFuncs.clear();
+    ownedFuncs.forEach(Func::dispose);
+    ownedFuncs.clear();
     if (memory != null) {
       memory.dispose();
     }
-    allLinkers.forEach(Linker::dispose);
+    linker.dispose();
     store.dispose();
   }
 
@@ -324,12 +291,5 @@ final class WasmtimeGraphInstance implements WasmInstance {
       case F64 -> Double.doubleToRawLongBits(v.f64());
       default -> throw new IllegalStateException("cannot return a " + v.getType() + " value");
     };
-  }
-
-  /** The main instance's memory, re-fetched after anything that may grow it. */
-  private static final class GraphMemory extends WasmtimeBufferMemory {
-    GraphMemory(WasmtimeGraphInstance owner, Memory memory) {
-      super(owner, () -> owner.buffer(memory));
-    }
   }
 }
