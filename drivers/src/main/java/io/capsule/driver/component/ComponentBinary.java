@@ -146,8 +146,8 @@ public final class ComponentBinary {
       if (facts.lowers) {
         throw refuse(
             Code.E_RUN_032,
-            "the driver component is not supported: it lowers functions or drops resources"
-                + " without importing any");
+            "the driver component is not supported: it lowers functions (canon lower) or drops"
+                + " resources without importing any");
       }
       return new LiftResolver(facts).resolve();
     }

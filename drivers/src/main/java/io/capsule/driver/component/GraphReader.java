@@ -302,10 +302,12 @@ final class GraphReader {
           s.u32();
           instances.add(name);
         }
-        case 0x01 -> {
-          s.u32();
-          funcs.add(new Named("", name));
-        }
+        case 0x01 ->
+            throw unsupported(
+                "import",
+                "a function imported directly ("
+                    + name
+                    + "); only WASI interfaces, imported as instances, are served");
         case 0x03 -> {
           if (s.u8() == 0x00) {
             s.u32();

@@ -125,10 +125,11 @@ final class ChicoryGraphInstance implements WasmInstance {
       if (i == linking.graph().mainInstance()) {
         Instance main = instances[i];
         memory = new ChicoryMemory(this, main::memory);
+        // right after the main instance, as wasmtime's Linker.module does for a reactor
+        if (linking.mainInfo().functionExports().containsKey(PreparedModule.INITIALIZE)) {
+          main.export(PreparedModule.INITIALIZE).apply();
+        }
       }
-    }
-    if (linking.mainInfo().functionExports().containsKey(PreparedModule.INITIALIZE)) {
-      instances[linking.graph().mainInstance()].export(PreparedModule.INITIALIZE).apply();
     }
   }
 
