@@ -17,13 +17,19 @@ import java.util.Optional;
  * @param instances the core instances, in index order
  * @param mainInstance the instance whose exports the driver's functions are lifted from
  * @param mainModule the module that instance instantiates
+ * @param imports the component's imports (interface names), in order
  */
 public record CoreGraph(
-    List<byte[]> modules, List<Instance> instances, int mainInstance, int mainModule) {
+    List<byte[]> modules,
+    List<Instance> instances,
+    int mainInstance,
+    int mainModule,
+    List<String> imports) {
 
   public CoreGraph {
     modules = List.copyOf(modules);
     instances = List.copyOf(instances);
+    imports = List.copyOf(imports);
   }
 
   /** One core instance. */

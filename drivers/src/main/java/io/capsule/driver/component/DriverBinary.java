@@ -81,6 +81,11 @@ public record DriverBinary(
     functions = Map.copyOf(functions);
   }
 
+  /** The component's imports (WASI interfaces, all served with empty grants), in order. */
+  public List<String> imports() {
+    return graph.map(CoreGraph::imports).orElse(List.of());
+  }
+
   /** The WIT functions in the order the interface declares them. */
   public List<Lift> liftsInOrder() {
     return ComponentBinary.FUNCTIONS.stream().map(functions::get).toList();

@@ -34,6 +34,7 @@ final class GraphReader {
   private final List<String> instances = new ArrayList<>();
   private final List<Named> types = new ArrayList<>();
   private final List<Integer> liftedCoreFuncs = new ArrayList<>();
+  private final List<String> importNames = new ArrayList<>();
 
   private GraphReader() {}
 
@@ -301,6 +302,7 @@ final class GraphReader {
         case 0x05 -> {
           s.u32();
           instances.add(name);
+          importNames.add(name);
         }
         case 0x01 ->
             throw unsupported(
@@ -373,7 +375,7 @@ final class GraphReader {
       throw unsupportedUnchecked("canon", "no lifted function");
     }
     int mainModule = ((CoreGraph.Instantiate) coreInstances.get(main)).module();
-    return new CoreGraph(modules, coreInstances, main, mainModule);
+    return new CoreGraph(modules, coreInstances, main, mainModule, importNames);
   }
 
   private static Malformed unsupported(String section, String what) {
