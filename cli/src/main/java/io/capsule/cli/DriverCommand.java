@@ -18,6 +18,7 @@ import io.capsule.driver.api.Session;
 import io.capsule.driver.api.SessionMode;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
+import io.capsule.driver.wasi.WasiInterfaces;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -96,6 +97,15 @@ final class DriverCommand implements Runnable {
               .forEach(
                   p -> out.println("needs path      " + p.path() + " " + p.access().witName()));
           d.harnessNeeds().hosts().forEach(h -> out.println("needs host      " + h));
+          List<String> imports = loaded.binary().imports();
+          if (imports.isEmpty()) {
+            out.println("imports         none");
+          }
+          imports.forEach(
+              i ->
+                  out.println(
+                      "import          " + i + " (grant: " + WasiInterfaces.grant(i) + ")"));
+          loaded.describeNotes().forEach(n -> out.println("describe note   " + n));
         }
         out.flush();
         return ExitCodes.DONE;

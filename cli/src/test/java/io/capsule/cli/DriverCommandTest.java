@@ -93,6 +93,27 @@ class DriverCommandTest {
   }
 
   @Test
+  void describeListsAWasiDriversImportsWithTheirEmptyGrantAndWhatItPrinted() {
+    Path wasi = RESOURCES.resolve("fixtures/wasi/jsonl-wasi.wasm");
+    Cli.Result r = Cli.run("driver", "describe", wasi.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("harness         jsonl"), r.out());
+    for (String i :
+        List.of(
+            "wasi:cli/environment@0.2.12",
+            "wasi:cli/exit@0.2.12",
+            "wasi:io/streams@0.2.12",
+            "wasi:filesystem/preopens@0.2.12",
+            "wasi:random/random@0.2.12")) {
+      assertTrue(r.out().contains("import          " + i + " (grant: empty)"), r.out());
+    }
+    assertTrue(
+        r.out().contains("describe note   driver stdout: jsonl-wasi: describing myself"), r.out());
+    Cli.Result builtin = Cli.run("driver", "describe", "builtin:jsonl");
+    assertTrue(builtin.out().contains("imports         none"), builtin.out());
+  }
+
+  @Test
   void describeWorksOnBothEngines() {
     Cli.Result wasmtime =
         Cli.run("driver", "describe", "builtin:codex", "--json", "--engine", "wasmtime");

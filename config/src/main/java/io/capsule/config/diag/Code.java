@@ -38,8 +38,10 @@ public enum Code {
       "the driver does not export murmur:driver/process@0.6.0",
       "rebuild the driver against murmur:driver@0.6.0"),
   E_RUN_032(
-      "the driver cannot load with no grants, or described itself unusably",
-      "fix the driver: it must import nothing and describe a usable harness"),
+      "the driver needs a grant or a host function this runtime does not give, has a shape it"
+          + " cannot run, or described itself unusably",
+      "fix the driver: import nothing but WASI 0.2 (served with empty grants; no sockets, HTTP or"
+          + " other host functions) and describe a usable harness"),
   E_RUN_033(
       "a harness turn failed (with kind), including max turns",
       "read the failure kind and message; sign in, wait for quota, or raise the ceiling"),

@@ -4,6 +4,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.engine.ByteReader.Malformed;
 import io.capsule.driver.engine.CoreModule;
+import io.capsule.driver.wasi.WasiInterfaces;
 import io.capsule.driver.wasm.DriverException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -136,12 +137,39 @@ public final class ComponentBinary {
       }
     }
     checkInterface(interfaces);
-    checkImports(facts.imports);
+    checkServedImports(facts.imports);
     facts.unsupported.ifPresent(
         why -> {
           throw refuse(Code.E_RUN_032, "the driver component is not supported: " + why);
         });
-    return new LiftResolver(facts).resolve();
+    if (facts.imports.isEmpty()) {
+      if (facts.lowers) {
+        throw refuse(
+            Code.E_RUN_032,
+            "the driver component is not supported: it lowers functions (canon lower) or drops"
+                + " resources without importing any");
+      }
+      return new LiftResolver(facts).resolve();
+    }
+    CoreGraph graph = GraphReader.read(bytes);
+    return new LiftResolver(facts).resolveLinked(graph);
+  }
+
+  /**
+   * Component imports: only the WASI 0.2 interfaces the host serves with empty grants ({@link
+   * WasiInterfaces}); the first other one is {@code E-RUN-032}.
+   */
+  private static void checkServedImports(List<String> imports) {
+    for (String name : imports) {
+      if (WasiInterfaces.served(name).isEmpty()) {
+        throw refuse(
+            Code.E_RUN_032,
+            "the driver imports "
+                + name
+                + "; this runtime serves only WASI 0.2 (cli, io, clocks, random, filesystem) with"
+                + " empty grants, and gives no other grant or host function");
+      }
+    }
   }
 
   private static void checkInterface(Set<String> exported) {
@@ -192,7 +220,23 @@ public final class ComponentBinary {
       this.facts = facts;
     }
 
+    /** A component whose core modules import WASI: the whole graph runs, wired by the engine. */
+    DriverBinary resolveLinked(CoreGraph graph) {
+      DriverBinary flat = resolve(false);
+      if (!java.util.Arrays.equals(flat.coreModule(), graph.modules().get(graph.mainModule()))) {
+        throw refuse(
+            Code.E_RUN_032,
+            "the driver component is not supported: its lifts and its instance graph disagree on"
+                + " the main module");
+      }
+      return flat.withGraph(graph);
+    }
+
     DriverBinary resolve() {
+      return resolve(true);
+    }
+
+    private DriverBinary resolve(boolean importFree) {
       Map<String, DriverBinary.Lift> lifts = new LinkedHashMap<>();
       Set<Integer> mainModules = new TreeSet<>();
       Set<String> memories = new TreeSet<>();
@@ -244,8 +288,12 @@ public final class ComponentBinary {
       }
       int main = mainModules.iterator().next();
       ComponentFacts.Module mainModule = facts.modules.get(main);
-      checkImports(mainModule.info().imports().stream().map(CoreModule.Import::qualified).toList());
-      int fixups = countFixups(main);
+      int fixups = facts.modules.size() - 1;
+      if (importFree) {
+        checkImports(
+            mainModule.info().imports().stream().map(CoreModule.Import::qualified).toList());
+        fixups = countFixups(main);
+      }
       return new DriverBinary(
           DriverBinary.Form.COMPONENT,
           mainModule.bytes(),

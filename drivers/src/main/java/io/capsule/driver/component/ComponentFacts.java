@@ -46,6 +46,9 @@ final class ComponentFacts {
   final List<Export> exports = new ArrayList<>();
   Optional<String> unsupported = Optional.empty();
 
+  /** Whether a {@code canon lower} or {@code resource.drop} was seen (only with imports). */
+  boolean lowers;
+
   private void unsupported(String why) {
     if (unsupported.isEmpty()) {
       unsupported = Optional.of(why);
@@ -170,11 +173,20 @@ final class ComponentFacts {
           lifts.add(lift);
         }
         case 0x01 -> {
-          unsupported("it lowers a function into core code (canon lower), which needs an import");
-          return;
+          // canon lower: only meaningful with imports; GraphReader reads the wiring
+          s.u8();
+          s.u32();
+          options(s, -1);
+          lowers = true;
+          coreFuncs.add(new CoreRef(-1, "")); // a core function, not an instance export
         }
-        case 0x02, 0x03, 0x04 -> {
-          unsupported("it uses resources (canon resource.*)");
+        case 0x03 -> {
+          s.u32();
+          lowers = true;
+          coreFuncs.add(new CoreRef(-1, ""));
+        }
+        case 0x02, 0x04 -> {
+          unsupported("it defines resources of its own (canon resource.new / resource.rep)");
           return;
         }
         default -> {

@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param reallocExport the core export the host lowers through, when any lift names one
  * @param fixupModules how many fixup modules the component held (they only call {@code
  *     _initialize}, which the host calls itself)
+ * @param graph for a component that imports WASI, the whole core instance graph the engine runs
+ *     (the main module, the adapter, its shim and fixup); empty for an import-free artifact
  */
 public record DriverBinary(
     Form form,
@@ -24,7 +26,41 @@ public record DriverBinary(
     Map<String, Lift> functions,
     String memoryExport,
     Optional<String> reallocExport,
-    int fixupModules) {
+    int fixupModules,
+    Optional<CoreGraph> graph) {
+
+  /** An artifact whose core module imports nothing: the host runs that one module. */
+  public DriverBinary(
+      Form form,
+      byte[] coreModule,
+      String interfaceName,
+      Map<String, Lift> functions,
+      String memoryExport,
+      Optional<String> reallocExport,
+      int fixupModules) {
+    this(
+        form,
+        coreModule,
+        interfaceName,
+        functions,
+        memoryExport,
+        reallocExport,
+        fixupModules,
+        Optional.empty());
+  }
+
+  /** The same artifact, run as the whole core graph (it imports WASI). */
+  public DriverBinary withGraph(CoreGraph graph) {
+    return new DriverBinary(
+        form,
+        coreModule,
+        interfaceName,
+        functions,
+        memoryExport,
+        reallocExport,
+        fixupModules,
+        Optional.of(graph));
+  }
 
   /** The artifact's container. */
   public enum Form {
@@ -43,6 +79,11 @@ public record DriverBinary(
 
   public DriverBinary {
     functions = Map.copyOf(functions);
+  }
+
+  /** The component's imports (WASI interfaces, all served with empty grants), in order. */
+  public List<String> imports() {
+    return graph.map(CoreGraph::imports).orElse(List.of());
   }
 
   /** The WIT functions in the order the interface declares them. */

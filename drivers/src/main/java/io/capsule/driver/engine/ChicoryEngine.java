@@ -4,10 +4,12 @@ import com.dylibso.chicory.compiler.MachineFactoryCompiler;
 import com.dylibso.chicory.runtime.Instance;
 import com.dylibso.chicory.runtime.Machine;
 import com.dylibso.chicory.wasm.Parser;
+import io.capsule.driver.component.CoreGraph;
 import io.capsule.driver.wasm.WasmEngine;
 import io.capsule.driver.wasm.WasmInstance;
 import io.capsule.driver.wasm.WasmModule;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -42,6 +44,39 @@ public final class ChicoryEngine implements WasmEngine {
       throw Failures.unloadable("chicory cannot compile the driver: " + e.getMessage(), e);
     }
     return new Compiled(prepared, module, machines);
+  }
+
+  @Override
+  public WasmModule compileGraph(CoreGraph graph, long memoryCapBytes) {
+    GraphLinking linking = GraphLinking.prepare(graph, memoryCapBytes);
+    int n = linking.modules().size();
+    com.dylibso.chicory.wasm.WasmModule[] parsed = new com.dylibso.chicory.wasm.WasmModule[n];
+    List<Function<Instance, Machine>> machines = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        parsed[i] = Parser.parse(linking.modules().get(i).bytes());
+        machines.add(MachineFactoryCompiler.compile(parsed[i]));
+      }
+    } catch (RuntimeException e) {
+      throw Failures.unloadable("chicory cannot compile the driver: " + e.getMessage(), e);
+    }
+    String sha = Sha256.hex(graph.modules().get(graph.mainModule()));
+    return new WasmModule() {
+      @Override
+      public String sha256() {
+        return sha;
+      }
+
+      @Override
+      public Set<String> functionExports() {
+        return linking.mainInfo().functionExports().keySet();
+      }
+
+      @Override
+      public WasmInstance instantiate(Duration callDeadline) {
+        return ChicoryGraphInstance.create(linking, parsed, machines, watchdog, callDeadline);
+      }
+    };
   }
 
   @Override

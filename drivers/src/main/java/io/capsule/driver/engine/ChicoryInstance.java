@@ -100,8 +100,7 @@ final class ChicoryInstance implements WasmInstance {
     return results;
   }
 
-  private static <T> T guarded(
-      String export, CallWatchdog.Slot slot, Duration deadline, Supplier<T> body) {
+  static <T> T guarded(String export, CallWatchdog.Slot slot, Duration deadline, Supplier<T> body) {
     slot.start(deadline);
     try {
       return body.get();

@@ -5,15 +5,21 @@ import com.dylibso.chicory.runtime.Memory;
 /** Guest memory of a Chicory instance; Chicory's accessors are little-endian already. */
 final class ChicoryMemory extends CheckedGuestMemory {
 
-  private final ChicoryInstance owner;
+  private final java.util.function.Supplier<Memory> memory;
 
   ChicoryMemory(ChicoryInstance owner) {
+    this(owner, owner::rawMemory);
+  }
+
+  /** The memory of a graph's main instance; {@code owner} is what {@link #realloc} calls. */
+  ChicoryMemory(
+      io.capsule.driver.wasm.WasmInstance owner, java.util.function.Supplier<Memory> memory) {
     super(owner);
-    this.owner = owner;
+    this.memory = memory;
   }
 
   private Memory mem() {
-    return owner.rawMemory();
+    return memory.get();
   }
 
   @Override

@@ -68,6 +68,7 @@ public final class CoreModule {
   private final int memorySectionStart;
   private final int memorySectionEnd;
   private final boolean hasStart;
+  private final List<FuncType> importFuncTypes;
 
   private CoreModule(
       byte[] bytes,
@@ -77,8 +78,10 @@ public final class CoreModule {
       List<MemoryLimits> memories,
       int memorySectionStart,
       int memorySectionEnd,
-      boolean hasStart) {
+      boolean hasStart,
+      List<FuncType> importFuncTypes) {
     this.bytes = bytes;
+    this.importFuncTypes = List.copyOf(importFuncTypes);
     this.imports = List.copyOf(imports);
     this.exportKinds = Collections.unmodifiableMap(exportKinds);
     this.functionExports = Collections.unmodifiableMap(functionExports);
@@ -171,8 +174,27 @@ public final class CoreModule {
         functionExports.put(e.getKey(), types.get(type));
       }
     }
+    List<FuncType> importFuncTypes = new ArrayList<>();
+    int funcImport = 0;
+    for (Import i : imports) {
+      if (i.kind().equals("func")) {
+        int type = funcTypes.get(funcImport++);
+        if (type < 0 || type >= types.size() || types.get(type) == null) {
+          throw new ByteReader.Malformed("import " + i.qualified() + " has no function type");
+        }
+        importFuncTypes.add(types.get(type));
+      }
+    }
     return new CoreModule(
-        bytes, imports, exportKinds, functionExports, memories, memStart, memEnd, hasStart);
+        bytes,
+        imports,
+        exportKinds,
+        functionExports,
+        memories,
+        memStart,
+        memEnd,
+        hasStart,
+        importFuncTypes);
   }
 
   private static void readTypes(ByteReader s, List<FuncType> types) throws ByteReader.Malformed {
@@ -268,6 +290,16 @@ public final class CoreModule {
 
   public List<Import> imports() {
     return imports;
+  }
+
+  /** The types of the imported functions, in import order (other imports skipped). */
+  public List<FuncType> importFuncTypes() {
+    return importFuncTypes;
+  }
+
+  /** Whether the module defines a memory of its own (a memory section), not just imports one. */
+  public boolean definesMemory() {
+    return memorySectionStart >= 0;
   }
 
   /** Every export name, in order. */

@@ -1,5 +1,6 @@
 package io.capsule.driver.engine;
 
+import io.capsule.driver.component.CoreGraph;
 import io.capsule.driver.wasm.WasmEngine;
 import io.capsule.driver.wasm.WasmInstance;
 import io.capsule.driver.wasm.WasmModule;
@@ -60,6 +61,26 @@ public final class WasmtimeEngine implements WasmEngine {
       modules.add(module);
     }
     return new Compiled(prepared, module);
+  }
+
+  @Override
+  public WasmModule compileGraph(CoreGraph graph, long memoryCapBytes) {
+    List<Module> compiled = new ArrayList<>();
+    try {
+      WasmtimeGraph result =
+          WasmtimeGraph.compile(
+              engine, graph, memoryCapBytes, compiled::add, ticker::ensureStarted);
+      synchronized (this) {
+        if (closed) {
+          throw new IllegalStateException("the wasmtime engine is closed");
+        }
+        modules.addAll(compiled);
+      }
+      return result;
+    } catch (RuntimeException e) {
+      compiled.forEach(Module::dispose);
+      throw e;
+    }
   }
 
   @Override

@@ -5,7 +5,6 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.manifest.Artifact;
 import io.capsule.config.manifest.Manifest;
 import io.capsule.driver.api.Description;
-import io.capsule.driver.api.ProcessDriver;
 import io.capsule.driver.component.ComponentBinary;
 import io.capsule.driver.component.DriverBinary;
 import io.capsule.driver.engine.CompiledModuleCache;
@@ -21,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -188,20 +188,31 @@ public final class DriverLoader implements AutoCloseable {
     try {
       DriverBinary binary = ComponentBinary.read(bytes);
       Layout.check(binary);
-      WasmModule module = modules.compile(binary.coreModule(), settings.memoryCapBytes());
+      WasmModule module =
+          binary.graph().isPresent()
+              ? modules.engine().compileGraph(binary.graph().get(), settings.memoryCapBytes())
+              : modules.compile(binary.coreModule(), settings.memoryCapBytes());
       Description description;
-      try (ProcessDriver probe = newDriver(module)) {
+      List<String> describeNotes;
+      try (WasmProcessDriver probe = newDriver(module)) {
         description = probe.describe();
+        describeNotes = probe.drainNotes();
       }
       DescriptionChecks.check(description, origin);
       return new LoadedDriver(
-          origin, engineName(), binary, module, description, settings.callDeadline());
+          origin,
+          engineName(),
+          binary,
+          module,
+          description,
+          settings.callDeadline(),
+          describeNotes);
     } catch (DriverException e) {
       throw atLoad(e, origin);
     }
   }
 
-  private ProcessDriver newDriver(WasmModule module) {
+  private WasmProcessDriver newDriver(WasmModule module) {
     return new WasmProcessDriver(module.instantiate(settings.callDeadline()));
   }
 

@@ -6,6 +6,7 @@ import io.capsule.driver.component.DriverBinary;
 import io.capsule.driver.wasm.WasmModule;
 import io.capsule.driver.wasm.WasmProcessDriver;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A driver artifact that passed the load checks (run-semantics §1.1–1.3): its description, read
@@ -20,6 +21,7 @@ public final class LoadedDriver {
   private final WasmModule module;
   private final Description description;
   private final Duration callDeadline;
+  private final List<String> describeNotes;
 
   LoadedDriver(
       String origin,
@@ -27,7 +29,9 @@ public final class LoadedDriver {
       DriverBinary binary,
       WasmModule module,
       Description description,
-      Duration callDeadline) {
+      Duration callDeadline,
+      List<String> describeNotes) {
+    this.describeNotes = List.copyOf(describeNotes);
     this.origin = origin;
     this.engineName = engineName;
     this.binary = binary;
@@ -58,6 +62,14 @@ public final class LoadedDriver {
 
   public WasmModule module() {
     return module;
+  }
+
+  /**
+   * What a WASI driver wrote to stdout and stderr during {@code describe()} at load, as notes
+   * (empty for an import-free driver); the runtime reports them with the load.
+   */
+  public List<String> describeNotes() {
+    return describeNotes;
   }
 
   /** What {@code describe()} returned at load, already checked usable. */

@@ -19,6 +19,20 @@ public interface WasmEngine extends AutoCloseable {
    */
   WasmModule compile(byte[] coreModule, long memoryCapBytes);
 
+  /**
+   * Compiles a component's whole core graph (a driver that imports WASI): every module is compiled
+   * once; each {@link WasmModule#instantiate} wires a fresh set of instances with a fresh WASI
+   * host. The main module's memory is capped like {@link #compile}'s. Engines without support
+   * refuse with {@code E-RUN-032}.
+   */
+  default WasmModule compileGraph(
+      io.capsule.driver.component.CoreGraph graph, long memoryCapBytes) {
+    throw new DriverException(
+        io.capsule.config.diag.Diagnostic.of(
+            io.capsule.config.diag.Code.E_RUN_032,
+            "the " + name() + " engine cannot run drivers that import WASI"));
+  }
+
   @Override
   void close();
 }

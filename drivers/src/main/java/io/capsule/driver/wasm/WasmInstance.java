@@ -18,6 +18,14 @@ public interface WasmInstance extends AutoCloseable {
   /** The exported {@code memory}. */
   GuestMemory memory();
 
+  /**
+   * What the guest wrote to its stdout and stderr since the last drain, as run notes; always empty
+   * for an instance that imports nothing.
+   */
+  default java.util.List<String> drainOutput() {
+    return java.util.List.of();
+  }
+
   /** Releases native resources; idempotent. */
   @Override
   void close();

@@ -36,6 +36,9 @@ import java.util.Objects;
  */
 public final class WasmProcessDriver implements ProcessDriver {
   private final WasmInstance instance;
+  // what a WASI driver wrote to stdout/stderr since the last parse, as notes (bounded per call by
+  // the WASI host's capture cap, and drained into the next parse's events)
+  private final List<String> pendingNotes = new java.util.ArrayList<>();
 
   /**
    * Adapts an instance whose exports follow the component-model naming convention for {@code
@@ -63,7 +66,25 @@ public final class WasmProcessDriver implements ProcessDriver {
 
   @Override
   public List<Event> parse(List<String> lines) {
-    return ContractCodec.events(call(ContractTypes.PARSE, ContractCodec.value(lines)));
+    List<Event> events =
+        ContractCodec.events(call(ContractTypes.PARSE, ContractCodec.value(lines)));
+    if (pendingNotes.isEmpty()) {
+      return events;
+    }
+    List<Event> withNotes =
+        new java.util.ArrayList<>(drainNotes().stream().map(Event.Note::new).toList());
+    withNotes.addAll(events);
+    return withNotes;
+  }
+
+  /**
+   * What the driver wrote to stdout and stderr (a WASI driver) since the last drain, as note texts;
+   * {@link #parse} prepends them to its events.
+   */
+  public List<String> drainNotes() {
+    List<String> out = List.copyOf(pendingNotes);
+    pendingNotes.clear();
+    return out;
   }
 
   /**
@@ -96,7 +117,11 @@ public final class WasmProcessDriver implements ProcessDriver {
   }
 
   private Object call(WitFunction function, Object... args) {
-    return GuestCall.invoke(instance, ContractTypes.coreExport(function), function, List.of(args))
-        .orElseThrow();
+    try {
+      return GuestCall.invoke(instance, ContractTypes.coreExport(function), function, List.of(args))
+          .orElseThrow();
+    } finally {
+      pendingNotes.addAll(instance.drainOutput());
+    }
   }
 }

@@ -90,10 +90,25 @@ class ComponentBinaryTest {
         Arguments.of("a truncated component", truncated(), Code.E_RUN_029, "does not parse"),
         Arguments.of("another component version", otherVersion(), Code.E_RUN_029, "version 12"),
         Arguments.of(
-            "a component import",
+            "a component import of someone's host function",
+            good(c -> c.importFunc("acme:host/fn")).bytes(),
+            Code.E_RUN_032,
+            "acme:host/fn"),
+        Arguments.of(
+            "a WASI name imported as a bare function, not an interface instance",
             good(c -> c.importFunc("wasi:cli/environment@0.2.0")).bytes(),
             Code.E_RUN_032,
-            "wasi:cli/environment@0.2.0"),
+            "imported directly (wasi:cli/environment@0.2.0)"),
+        Arguments.of(
+            "a real component importing wasi:sockets",
+            fixture("import-sockets.component"),
+            Code.E_RUN_032,
+            "wasi:sockets/instance-network@0.2.3"),
+        Arguments.of(
+            "a real component importing acme:host/fn",
+            fixture("import-acme.component"),
+            Code.E_RUN_032,
+            "the driver imports acme:host/fn;"),
         Arguments.of(
             "an import and a wrong version: the version first",
             wrongVersion(c -> c.importFunc("x:y/z")),

@@ -1,0 +1,68 @@
+package io.capsule.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code examples/hello} end to end with its driver switched to the jsonl driver built the ordinary
+ * way for WASI (drivers/fixtures/wasi): a copy of the example in a temporary directory, the
+ * artifact pointing at the WASI component by path and sha256. The shipped example is unchanged.
+ */
+class WasiHelloRunTest {
+
+  @TempDir Path tmp;
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"wasmtime", "chicory"})
+  void helloRunsThroughTheWasiBuildOfItsDriver(String engine) throws IOException {
+    Path capsule = tmp.resolve("hello-wasi");
+    copy(Cli.HELLO, capsule);
+    Path wasm = Cli.ROOT.resolve("drivers/src/test/resources/fixtures/wasi/jsonl-wasi.wasm");
+    Files.createDirectories(capsule.resolve("drivers"));
+    Files.copy(wasm, capsule.resolve("drivers/jsonl-wasi.wasm"));
+    String sha = io.capsule.driver.engine.Sha256.hex(Files.readAllBytes(wasm));
+    Path manifest = capsule.resolve("murmur.yaml");
+    String yaml = Files.readString(manifest);
+    String switched =
+        yaml.replace(
+            "    builtin: jsonl\n", "    path: drivers/jsonl-wasi.wasm\n    sha256: " + sha + "\n");
+    assertTrue(!switched.equals(yaml), "the example's artifact is the built-in jsonl driver");
+    Files.writeString(manifest, switched);
+
+    // `capsule run` takes the engine from the settings; a system property overrides them
+    System.setProperty("capsule.driver.engine", engine);
+    com.typesafe.config.ConfigFactory.invalidateCaches();
+    Cli.Result r;
+    try {
+      r = Cli.run("run", capsule.toString(), "--task", "Say hello");
+    } finally {
+      System.clearProperty("capsule.driver.engine");
+      com.typesafe.config.ConfigFactory.invalidateCaches();
+    }
+    assertEquals(0, r.exit(), r.err() + r.out());
+    assertTrue(r.out().contains("Hello! You asked: Say hello\n"), r.out());
+    assertTrue(r.out().contains("✓ done in "), r.out());
+  }
+
+  private static void copy(Path from, Path to) throws IOException {
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path p : files.toList()) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+      }
+    }
+  }
+}
