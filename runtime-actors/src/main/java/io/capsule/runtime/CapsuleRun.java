@@ -29,11 +29,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The supervisor of one capsule run (run-semantics §3–§9). It decides and routes; it never parses
- * and never does I/O on its own thread: the {@link Driver} child parses, the {@link HarnessProcess}
- * child owns the process group, the {@link ProtocolSession} child reports, and file work runs on
- * the blocking dispatcher. Every wait is a timer: version probe bound, inactivity window, terminal
- * grace, interrupt grace (absolute), stdout drain bound.
+ * The supervisor of one capsule run (docs/run-semantics.md §3–§9). It decides and routes; it never
+ * parses and never does I/O on its own thread: the {@link Driver} child parses, the {@link
+ * HarnessProcess} child owns the process group, the {@link ProtocolSession} child reports, and file
+ * work runs on the blocking dispatcher. Every wait is a timer: version probe bound, inactivity
+ * window, terminal grace, interrupt grace (absolute), stdout drain bound.
  *
  * <p>This class is the run's start (resolve the capsule, plan the session, probe the version, start
  * the bridge, launch, apply the plan, spawn the harness) and the routing of every message. The rest

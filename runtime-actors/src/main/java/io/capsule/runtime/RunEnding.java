@@ -21,14 +21,15 @@ import java.util.function.BiConsumer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * How a run ends (run-semantics §9): the first ending decided wins, except a cancel, after which
- * the outcome is canceled whatever follows. Deciding stops the ledger, makes the bridge refuse new
- * calls and stops the harness (kill at once, or close stdin and give it the terminal grace). The
- * run then {@linkplain #settle() settles} each time something it waits for arrives, and finishes
- * once: only when no driver call is in flight, the harness's group is gone and drained (when one
- * was spawned), an exit without a terminal event was classified by the driver, and the bridge has
- * stopped. Finishing writes the trace's end, tells the runtime, and removes the files directory and
- * closes the trace off the actor thread; the report follows that ({@code afterCleanup}).
+ * How a run ends (docs/run-semantics.md §9): the first ending decided wins, except a cancel, after
+ * which the outcome is canceled whatever follows. Deciding stops the ledger, makes the bridge
+ * refuse new calls and stops the harness (kill at once, or close stdin and give it the terminal
+ * grace). The run then {@linkplain #settle() settles} each time something it waits for arrives, and
+ * finishes once: only when no driver call is in flight, the harness's group is gone and drained
+ * (when one was spawned), an exit without a terminal event was classified by the driver, and the
+ * bridge has stopped. Finishing writes the trace's end, tells the runtime, and removes the files
+ * directory and closes the trace off the actor thread; the report follows that ({@code
+ * afterCleanup}).
  *
  * <p>Confined to the run's actor thread.
  */

@@ -8,13 +8,13 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The run's view of its {@link HarnessProcess} child (run-semantics §9): the child's ref, what it
- * reported (exit, end of stdout, a failed stdin write), what the run told it (close stdin, kill,
- * each at most once) and the group's three bounds, which are the run's timers: the terminal grace
- * (stdin closed, then a kill), the interrupt grace (absolute: output does not extend it) and the
- * drain bound (the leader exited with stdout still open: a kill, then the run stops waiting). It
- * answers the run's one question before a report: is the group gone and its output drained ({@link
- * #settled()})?
+ * The run's view of its {@link HarnessProcess} child (docs/run-semantics.md §9): the child's ref,
+ * what it reported (exit, end of stdout, a failed stdin write), what the run told it (close stdin,
+ * kill, each at most once) and the group's three bounds, which are the run's timers: the terminal
+ * grace (stdin closed, then a kill), the interrupt grace (absolute: output does not extend it) and
+ * the drain bound (the leader exited with stdout still open: a kill, then the run stops waiting).
+ * It answers the run's one question before a report: is the group gone and its output drained
+ * ({@link #settled()})?
  *
  * <p>Confined to the run's actor thread. Spawning and watching the child stay with the run.
  */
@@ -129,7 +129,7 @@ final class RunHarness {
     timers.cancel(CapsuleRun.Tick.INTERRUPT_GRACE);
     if (!stdoutEnded) {
       // The leader exited but stdout is still open (a child holds it, or lines are still in the
-      // pipe): give it the terminal grace to end, then kill the group (run-semantics §9).
+      // pipe): give it the terminal grace to end, then kill the group (docs/run-semantics.md §9).
       timers.startSingleTimer(CapsuleRun.Tick.DRAIN_BOUND, limits.terminalGrace());
     }
   }

@@ -18,13 +18,13 @@ import java.util.Optional;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * A run's turn once its harness is spawned (run-semantics §5, §9): stdout batches go to the driver
- * (one in flight; each acknowledged, parsed or dropped, so the harness's output keeps draining),
- * the driver's events go into the ledger, and the harness's and the driver's failures, silence and
- * interrupts become endings. The inactivity window is one of the run's timers: harness output and
- * bridge requests restart it, and a tool call in flight holds it open (the harness is waiting on
- * its own call, bounded by the bridge's call timeout). Tool calls are traced and reported with the
- * turn they happened in.
+ * A run's turn once its harness is spawned (docs/run-semantics.md §5, §9): stdout batches go to the
+ * driver (one in flight; each acknowledged, parsed or dropped, so the harness's output keeps
+ * draining), the driver's events go into the ledger, and the harness's and the driver's failures,
+ * silence and interrupts become endings. The inactivity window is one of the run's timers: harness
+ * output and bridge requests restart it, and a tool call in flight holds it open (the harness is
+ * waiting on its own call, bounded by the bridge's call timeout). Tool calls are traced and
+ * reported with the turn they happened in.
  *
  * <p>Confined to the run's actor thread. Every handler ends by letting the ending {@linkplain
  * RunEnding#settle() settle}, directly or through a decision.

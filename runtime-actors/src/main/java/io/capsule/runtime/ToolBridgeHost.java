@@ -65,7 +65,7 @@ final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Command> {
   /** The bridge could not start: E-TOOL-001 (a tool does not resolve) or E-TOOL-009 (no bind). */
   record Failed(Diagnostic diagnostic) implements Report {}
 
-  /** A request with the right token arrived: harness activity (run-semantics §9). */
+  /** A request with the right token arrived: harness activity (docs/run-semantics.md §9). */
   enum Activity implements Report {
     INSTANCE
   }

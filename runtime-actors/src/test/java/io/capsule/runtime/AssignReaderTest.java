@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** How {@code task.assign} becomes a {@link RunRequest} (runner-protocol.md). */
+/** How {@code task.assign} becomes a {@link RunRequest} (docs/runner-protocol.md). */
 class AssignReaderTest {
 
   @TempDir Path capsules;

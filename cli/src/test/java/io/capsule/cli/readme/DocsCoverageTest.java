@@ -38,7 +38,8 @@ class DocsCoverageTest {
 
   private static final Pattern SETTING = Pattern.compile("`(capsule\\.[a-z0-9.-]+)`");
   private static final Pattern UNKNOWN_KEY =
-      Pattern.compile("unknown key 'zz_probe'(?: in (\\S+)| at the top level); expected one of \\[(.*)]");
+      Pattern.compile(
+          "unknown key 'zz_probe'(?: in (\\S+)| at the top level); expected one of \\[(.*)]");
 
   @Test
   void theManifestReferenceListsExactlyTheKeysTheValidatorAccepts() throws IOException {

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * used in the sources but missing here, or listed here but never raised.
  */
 public enum Code {
-  // --- grants (run-semantics §11) ---
+  // --- grants (docs/run-semantics.md §11) ---
   E_CAP_016(
       "an env.allow name is credential-shaped and refused",
       "move the name to capabilities.env.allow_credentials if the harness really needs it"),
@@ -26,7 +26,7 @@ public enum Code {
       "allow it under capabilities.harness.paths or capabilities.network.allow, or use another"
           + " driver"),
 
-  // --- runs (run-semantics §11) ---
+  // --- runs (docs/run-semantics.md §11) ---
   E_RUN_006(
       "driver artifact missing, or harness binary not found",
       "check the artifact path and sha256, or install the harness / set inference.command"),

@@ -27,9 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * Loads driver artifacts with every check of run-semantics §1, in order, and caches what passed by
- * the artifact's SHA-256 (the description is read once per artifact; the compiled module is shared
- * by every run):
+ * Loads driver artifacts with every check of docs/run-semantics.md §1, in order, and caches what
+ * passed by the artifact's SHA-256 (the description is read once per artifact; the compiled module
+ * is shared by every run):
  *
  * <ol>
  *   <li>the bytes exist and have the manifest's {@code sha256} — else {@code E-RUN-006};
@@ -104,7 +104,7 @@ public final class DriverLoader implements AutoCloseable {
     return loadFile(file, artifact.sha256());
   }
 
-  /** The per-capsule checks of run-semantics §1.4 for a loaded driver. */
+  /** The per-capsule checks of docs/run-semantics.md §1.4 for a loaded driver. */
   public static DriverGrant checkAgainst(
       LoadedDriver driver,
       Manifest manifest,

@@ -21,8 +21,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A loaded driver against one capsule's manifest (run-semantics §1.4), in the spec's order; the
- * first check that fails refuses the capsule:
+ * A loaded driver against one capsule's manifest (docs/run-semantics.md §1.4), in the spec's order;
+ * the first check that fails refuses the capsule:
  *
  * <ol>
  *   <li>every {@code required-env} name is granted by {@code capabilities.env} — else {@code
