@@ -74,6 +74,8 @@ class DocsCoverageTest {
     Set<String> unknown = new TreeSet<>(named);
     unknown.removeAll(leaves);
     unknown.removeAll(dispatchers);
+    // A section heading names a group of settings (`capsule.run`): fine when the group exists.
+    unknown.removeIf(name -> leaves.stream().anyMatch(leaf -> leaf.startsWith(name + ".")));
     assertTrue(unknown.isEmpty(), "settings.md names settings reference.conf lacks: " + unknown);
     Set<String> undocumented = new TreeSet<>(dispatchers);
     undocumented.removeAll(named);
