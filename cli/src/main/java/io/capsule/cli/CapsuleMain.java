@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       DriverCommand.class,
       HubCommand.class,
       RunnerCommand.class,
+      CommandLine.HelpCommand.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -85,7 +86,7 @@ public final class CapsuleMain implements Runnable {
   /** The exit code a refusal with this code maps to (see {@link ExitCodes}). */
   static int exitCodeFor(Code code) {
     String id = code.id();
-    if (id.startsWith("E-MAN-") || id.startsWith("E-CFG-")) {
+    if (id.startsWith("E-MAN-") || id.startsWith("E-CFG-") || id.startsWith("E-CLI-")) {
       return ExitCodes.USAGE;
     }
     if (id.startsWith("E-CAP-")

@@ -181,10 +181,16 @@ final class HubCommand implements Callable<Integer> {
   static final class Token implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--project", required = true)
+    @Option(
+        names = "--project",
+        required = true,
+        description = "the project the token is for (its project_id claim)")
     String project;
 
-    @Option(names = "--secret-file", required = true)
+    @Option(
+        names = "--secret-file",
+        required = true,
+        description = "the hub's shared token secret, the same file the hub was started with")
     Path secretFile;
 
     @Option(

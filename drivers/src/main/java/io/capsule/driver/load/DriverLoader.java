@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,6 +54,9 @@ public final class DriverLoader implements AutoCloseable {
   public static final String BUILTIN_PREFIX = "builtin:";
 
   private static final Pattern BUILTIN_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+
+  /** The drivers shipped under {@link #BUILTIN_RESOURCES}, named in the refusal of any other. */
+  public static final List<String> BUILTINS = List.of("claude-code", "codex", "gemini", "jsonl");
 
   /**
    * Load-time bounds.
@@ -124,7 +128,7 @@ public final class DriverLoader implements AutoCloseable {
   public LoadedDriver loadBuiltin(String name, Optional<String> expectedSha256) {
     String origin = BUILTIN_PREFIX + name;
     if (!BUILTIN_NAME.matcher(name).matches()) {
-      throw missing("there is no built-in driver '" + name + "'", origin);
+      throw noSuchBuiltin(name, origin);
     }
     byte[] bytes;
     try (InputStream in =
@@ -132,7 +136,7 @@ public final class DriverLoader implements AutoCloseable {
             .getClassLoader()
             .getResourceAsStream(BUILTIN_RESOURCES + name + ".wasm")) {
       if (in == null) {
-        throw missing("there is no built-in driver '" + name + "'", origin);
+        throw noSuchBuiltin(name, origin);
       }
       bytes = in.readAllBytes();
     } catch (IOException e) {
@@ -224,6 +228,21 @@ public final class DriverLoader implements AutoCloseable {
       out = out.with("driver", origin);
     }
     return new DriverException(out, e);
+  }
+
+  private static DriverException noSuchBuiltin(String name, String origin) {
+    return new DriverException(
+        Diagnostic.of(
+                Code.E_RUN_006,
+                "there is no built-in driver '"
+                    + name
+                    + "'; the built-in drivers are "
+                    + String.join(", ", BUILTINS))
+            .with("driver", origin)
+            .withHint(
+                "use builtin:"
+                    + String.join(", builtin:", BUILTINS)
+                    + ", or a driver file (path: in the manifest)"));
   }
 
   private static DriverException missing(String message, String origin) {
