@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -183,6 +187,40 @@ class FirstHourTest {
     assertEquals(0, json.exit(), json.err());
     assertTrue(json.err().startsWith("trace: " + traces.toAbsolutePath()), json.err());
     assertFalse(json.out().contains("trace: "), "the JSON lines stay JSON");
+  }
+
+  @Test
+  void aHubOnABusyPortSaysSoWithoutAStackTrace() throws Exception {
+    Path secret = tmp.resolve("hub.secret");
+    Files.writeString(secret, "0123456789abcdef0123456789abcdef0123456789");
+    try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String listen = "127.0.0.1:" + busy.getLocalPort();
+      // A separate JVM with the command's own logging configuration, as bin/capsule runs it.
+      Path logback = Path.of("target/classes/logback.xml").toAbsolutePath();
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Dlogback.configurationFile=" + logback,
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  CapsuleMain.class.getName(),
+                  "hub",
+                  "--listen",
+                  listen,
+                  "--project",
+                  "demo",
+                  "--secret-file",
+                  secret.toString())
+              .redirectErrorStream(true);
+      Process hub = pb.start();
+      String out = new String(hub.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(hub.waitFor(60, TimeUnit.SECONDS), "capsule hub did not exit");
+      assertEquals(ExitCodes.USAGE, hub.exitValue(), out);
+      assertTrue(out.contains("--listen " + listen + " cannot be bound"), out);
+      assertFalse(out.contains("BindException"), out);
+      assertFalse(out.contains("\tat "), out);
+      assertTrue(out.lines().count() <= 3, out);
+    }
   }
 
   private static void collectUndescribed(CommandSpec spec, List<String> bare) {
