@@ -156,6 +156,22 @@ class FirstHourTest {
   }
 
   @Test
+  void toolCallsAndResultsAreCompactLinesInTheLiveView() throws IOException {
+    String harness =
+        "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
+            + "read -r line\n"
+            + "echo '{\"type\":\"tool_call\",\"id\":\"c1\",\"name\":\"grep\","
+            + "\"input\":{\"args\":[\"-n\",\"main\"]}}'\n"
+            + "echo '{\"type\":\"tool_result\",\"id\":\"c1\",\"output\":\"App.java:3: main\"}'\n"
+            + "echo '{\"type\":\"result\",\"text\":\"found it\"}'";
+    Path capsule = capsule("t", "allow: [PATH]", harness);
+    Cli.Result r = Cli.run("run", capsule.toString(), "--task", "x");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("⚙ grep {\"args\":[\"-n\",\"main\"]}\n"), r.out());
+    assertTrue(r.out().contains("  ↳ App.java:3: main\n"), r.out());
+  }
+
+  @Test
   void reportedUsageIsStillShownWithItsNumbers() {
     Cli.Result r = Cli.run("run", Cli.HELLO.toString(), "--task", "Say hello");
     assertEquals(0, r.exit(), r.err());

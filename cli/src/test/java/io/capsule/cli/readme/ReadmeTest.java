@@ -41,6 +41,37 @@ class ReadmeTest {
   }
 
   @Test
+  void saysHowSettingsReachTheCommandAndBinCapsuleDoesThat() throws IOException {
+    String readme = Files.readString(README);
+    assertTrue(readme.contains("CAPSULE_JAVA_OPTS=-Dcapsule."), "README shows CAPSULE_JAVA_OPTS");
+    assertTrue(
+        Files.readString(README.resolveSibling("docs/settings.md")).contains("CAPSULE_JAVA_OPTS"));
+    assertTrue(
+        Files.readString(README.resolveSibling("bin/capsule")).contains("${CAPSULE_JAVA_OPTS:-}"),
+        "bin/capsule passes CAPSULE_JAVA_OPTS to java");
+  }
+
+  @Test
+  void saysHowLongTheTokenOfTheExampleLives() throws IOException {
+    String ttl =
+        new picocli.CommandLine(new io.capsule.cli.CapsuleMain())
+            .getSubcommands()
+            .get("hub")
+            .getSubcommands()
+            .get("token")
+            .getCommandSpec()
+            .findOption("--ttl")
+            .defaultValue();
+    assertEquals("10m", ttl, "the README says 10 minutes");
+    String tokenLine =
+        Files.readAllLines(README).stream()
+            .filter(l -> l.startsWith("TOKEN=$("))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(tokenLine.contains("valid 10 minutes (--ttl)"), tokenLine);
+  }
+
+  @Test
   void everyDocumentedCommandExists() throws IOException {
     String readme = Files.readString(README);
     for (String command :
