@@ -72,6 +72,28 @@ class ReadmeTest {
   }
 
   @Test
+  void theLibraryCoordinatesAreTheBuildsOwn() throws IOException {
+    String readme = Files.readString(README);
+    String version = System.getProperty("test.capsule-version");
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "<artifactId>(capsule-[a-z-]+)</artifactId>[^\\n]*\\n\\s*<version>([^<]+)</version>")
+            .matcher(readme);
+    int found = 0;
+    while (m.find()) {
+      found++;
+      String artifact = m.group(1);
+      String module = artifact.substring("capsule-".length());
+      Path pom = README.resolveSibling(module).resolve("pom.xml");
+      assertTrue(
+          Files.readString(pom).contains("<artifactId>" + artifact + "</artifactId>"),
+          artifact + " is the artifact of " + pom);
+      assertEquals(version, m.group(2), artifact + "'s version in the README");
+    }
+    assertEquals(2, found, "the README's dependency snippets");
+  }
+
+  @Test
   void everyDocumentedCommandExists() throws IOException {
     String readme = Files.readString(README);
     for (String command :
