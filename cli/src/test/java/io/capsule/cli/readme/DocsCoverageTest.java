@@ -125,6 +125,29 @@ class DocsCoverageTest {
   }
 
   @Test
+  void everyDocsPathAndSectionTheSourcesCiteExists() throws IOException {
+    Pattern cite = Pattern.compile("docs/([a-z0-9-]+\\.(?:md|wit))(?:`?\\)?,? §(\\d+))?");
+    String semantics = Files.readString(DOCS.resolve("run-semantics.md"));
+    List<String> broken = new ArrayList<>();
+    int citations = 0;
+    for (Path file : sources()) {
+      Matcher m = cite.matcher(Files.readString(file));
+      while (m.find()) {
+        citations++;
+        if (!Files.isRegularFile(DOCS.resolve(m.group(1)))) {
+          broken.add(ROOT.relativize(file) + ": docs/" + m.group(1));
+        } else if (m.group(2) != null
+            && m.group(1).equals("run-semantics.md")
+            && !semantics.contains("\n## §" + m.group(2) + " ")) {
+          broken.add(ROOT.relativize(file) + ": run-semantics §" + m.group(2));
+        }
+      }
+    }
+    assertTrue(citations > 50, "the sources cite the docs: " + citations);
+    assertTrue(broken.isEmpty(), "citations of missing docs: " + broken);
+  }
+
+  @Test
   void theDriverContractInTheDocsIsTheOneTheDriversImplement() throws IOException {
     assertEquals(
         Files.readString(ROOT.resolve("drivers/wit/murmur-driver-0.6.0.wit")),
@@ -186,6 +209,23 @@ class DocsCoverageTest {
       keys.add(m.group(1));
     }
     return keys;
+  }
+
+  /** Every Java, HOCON and Markdown file of the modules, where comments cite the docs. */
+  private static List<Path> sources() throws IOException {
+    try (Stream<Path> all = Files.walk(ROOT)) {
+      return all.filter(Files::isRegularFile)
+          .filter(p -> !ROOT.relativize(p).startsWith("docs"))
+          .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+          .filter(p -> !p.toString().contains("/node_modules/"))
+          .filter(
+              p -> {
+                String n = p.getFileName().toString();
+                return n.endsWith(".java") || n.endsWith(".conf") || n.endsWith(".md");
+              })
+          .sorted()
+          .toList();
+    }
   }
 
   private static List<Path> pages() throws IOException {
