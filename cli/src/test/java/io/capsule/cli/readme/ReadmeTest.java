@@ -98,7 +98,14 @@ class ReadmeTest {
     String readme = Files.readString(README);
     for (String command :
         List.of(
-            "run", "doctor", "driver describe", "driver replay", "hub", "hub token", "runner")) {
+            "run",
+            "doctor",
+            "driver describe",
+            "driver replay",
+            "hub",
+            "hub token",
+            "runner",
+            "help")) {
       assertTrue(readme.contains("`capsule " + command), command);
       String[] words = command.split(" ");
       int exit = io.capsule.cli.CapsuleMain.execute(append(words, "--help"));
