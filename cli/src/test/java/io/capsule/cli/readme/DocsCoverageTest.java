@@ -109,7 +109,9 @@ class DocsCoverageTest {
   void theDocsStandAloneAndTheirRelativeLinksResolve() throws IOException {
     Pattern link = Pattern.compile("\\]\\(([^)#:]+)(#[^)]*)?\\)");
     List<String> problems = new ArrayList<>();
-    for (Path page : pages()) {
+    List<Path> readmes =
+        sources().stream().filter(p -> p.getFileName().toString().equals("README.md")).toList();
+    for (Path page : Stream.concat(pages().stream(), readmes.stream()).distinct().toList()) {
       String text = Files.readString(page);
       if (text.contains("../shared") || text.contains("/work/shared")) {
         problems.add(ROOT.relativize(page) + " points outside the repository");
