@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -129,6 +132,58 @@ class FirstHourTest {
         warnings
             .get(0)
             .startsWith("W-MAN-004 the capsule is named 'renamed' but its folder is 'differs'"));
+  }
+
+  @Test
+  void theRunnerCommandSaysTheMismatchWhenItStarts() throws Exception {
+    Path capsules = Files.createDirectory(tmp.resolve("runner-capsules"));
+    Path differs = Files.createDirectory(capsules.resolve("differs"));
+    Files.writeString(differs.resolve("murmur.yaml"), manifest("renamed", "allow: [PATH]"));
+    Path token = tmp.resolve("runner.token");
+    String claims =
+        java.util.Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString("{\"project_id\":\"demo\"}".getBytes(StandardCharsets.UTF_8));
+    Files.writeString(token, "e30." + claims + ".unsigned");
+    // No hub listens on port 1: the runner keeps retrying, and its start-up lines come first.
+    Process runner =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                CapsuleMain.class.getName(),
+                "runner",
+                "--hub",
+                "ws://127.0.0.1:1/v1/runner",
+                "--token-file",
+                token.toString(),
+                "--capsules",
+                capsules.toString())
+            .redirectErrorStream(true)
+            .start();
+    CompletableFuture.runAsync(
+        runner::destroyForcibly, CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS));
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(runner.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        lines.add(line);
+        if (line.contains("W-MAN-004")) {
+          break;
+        }
+      }
+    } finally {
+      runner.destroy();
+      if (!runner.waitFor(30, TimeUnit.SECONDS)) {
+        runner.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+    String said = String.join("\n", lines);
+    assertTrue(
+        said.contains(
+            "runner: W-MAN-004 the capsule is named 'renamed' but its folder is 'differs'"),
+        said);
   }
 
   @Test
