@@ -1,11 +1,15 @@
 package io.capsule.cli;
 
+import com.typesafe.config.ConfigFactory;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,6 +25,7 @@ import picocli.CommandLine.Command;
       DriverCommand.class,
       HubCommand.class,
       RunnerCommand.class,
+      CommandLine.HelpCommand.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -81,7 +86,7 @@ public final class CapsuleMain implements Runnable {
   /** The exit code a refusal with this code maps to (see {@link ExitCodes}). */
   static int exitCodeFor(Code code) {
     String id = code.id();
-    if (id.startsWith("E-MAN-") || id.startsWith("E-CFG-")) {
+    if (id.startsWith("E-MAN-") || id.startsWith("E-CFG-") || id.startsWith("E-CLI-")) {
       return ExitCodes.USAGE;
     }
     if (id.startsWith("E-CAP-")
@@ -96,12 +101,55 @@ public final class CapsuleMain implements Runnable {
     return ExitCodes.TASK_FAILED;
   }
 
-  /** The version from the jar's manifest, or "development" when run from classes. */
+  /**
+   * {@code capsule --version}: the build's version, the WASM engine it will use (with both engines'
+   * library versions) and the Java runtime, which together are what a bug report needs.
+   */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = CapsuleMain.class.getPackage().getImplementationVersion();
-      return new String[] {"capsule " + (v == null ? "development" : v)};
+      Properties build = buildProperties();
+      return new String[] {
+        "capsule " + build.getProperty("version", "development"),
+        "engine: "
+            + configuredEngine()
+            + " (wasmtime-java "
+            + build.getProperty("wasmtime-java", "?")
+            + ", chicory "
+            + build.getProperty("chicory", "?")
+            + ")",
+        "java: "
+            + System.getProperty("java.version")
+            + " ("
+            + System.getProperty("java.vendor")
+            + ", "
+            + System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.arch")
+            + ")",
+      };
+    }
+
+    /** The version facts the build wrote (resource filtering); empty when run unbuilt. */
+    static Properties buildProperties() {
+      Properties p = new Properties();
+      try (InputStream in = CapsuleMain.class.getResourceAsStream("build.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      } catch (IOException e) {
+        // Unreadable: the version prints as "development", which is what an unbuilt tree is.
+      }
+      return p;
+    }
+
+    /** The engine setting as configured; --version must print even when settings are invalid. */
+    private static String configuredEngine() {
+      try {
+        return ConfigFactory.load().getString("capsule.driver.engine");
+      } catch (RuntimeException e) {
+        return "unknown (" + e.getMessage() + ")";
+      }
     }
   }
 }

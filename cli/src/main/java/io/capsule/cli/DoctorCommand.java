@@ -37,7 +37,10 @@ import picocli.CommandLine.Parameters;
 final class DoctorCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "CAPSULE_DIR")
+  @Parameters(
+      index = "0",
+      paramLabel = "CAPSULE_DIR",
+      description = "the capsule folder (holding murmur.yaml)")
   Path capsuleDir;
 
   private PrintWriter out;
@@ -54,6 +57,7 @@ final class DoctorCommand implements Callable<Integer> {
       return done(ExitCodes.USAGE);
     }
     row("manifest", "ok: " + manifest.name() + " " + manifest.version());
+    FolderNames.mismatch(manifest).ifPresent(this::refusal);
     manifest.warnings().forEach(this::refusal);
 
     CapsuleSettings settings = CapsuleSettings.load();

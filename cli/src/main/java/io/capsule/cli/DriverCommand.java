@@ -48,8 +48,18 @@ final class DriverCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
+  /** The values {@code --engine} takes; the same names {@code capsule.driver.engine} takes. */
+  static final List<String> ENGINES = List.of("wasmtime", "chicory");
+
   /** Loads a driver reference with the engine chosen on the command line or in settings. */
   static DriverLoader loader(Optional<String> engine) {
+    // Checked here, not by the settings reader, whose message would blame application.conf for
+    // a value the person typed on the command line.
+    if (engine.isPresent() && !ENGINES.contains(engine.get())) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CLI_001, "--engine '" + engine.get() + "' is not an engine")
+              .withHint("use --engine wasmtime or --engine chicory"));
+    }
     CapsuleSettings settings = CapsuleSettings.load();
     return engine.isEmpty()
         ? RuntimeWiring.driverLoader(settings)
@@ -67,7 +77,10 @@ final class DriverCommand implements Runnable {
     @Parameters(index = "0", paramLabel = "DRIVER", description = "driver.wasm or builtin:NAME")
     String driver;
 
-    @Option(names = "--engine", description = "wasmtime or chicory (default: the setting)")
+    @Option(
+        names = "--engine",
+        paramLabel = "ENGINE",
+        description = "wasmtime or chicory (default: the setting capsule.driver.engine)")
     Optional<String> engine;
 
     @Option(names = "--json", description = "print the description as JSON")
@@ -144,7 +157,10 @@ final class DriverCommand implements Runnable {
     @Option(names = "--json", description = "one canonical event JSON object per line")
     boolean json;
 
-    @Option(names = "--engine", description = "wasmtime or chicory (default: the setting)")
+    @Option(
+        names = "--engine",
+        paramLabel = "ENGINE",
+        description = "wasmtime or chicory (default: the setting capsule.driver.engine)")
     Optional<String> engine;
 
     @Option(names = "--task", defaultValue = "replay", description = "task text given to launch")
@@ -237,7 +253,7 @@ final class DriverCommand implements Runnable {
         text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new DiagnosticException(
-            Diagnostic.of(Code.E_CFG_001, "cannot read the transcript " + file + ": " + e)
+            Diagnostic.of(Code.E_CLI_001, "cannot read the transcript " + file + ": " + e)
                 .withHint("pass a readable file of recorded harness stdout"),
             e);
       }

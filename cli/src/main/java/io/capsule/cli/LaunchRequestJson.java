@@ -74,7 +74,7 @@ final class LaunchRequestJson {
 
   private static DiagnosticException bad(Path file, String why) {
     return new DiagnosticException(
-        Diagnostic.of(Code.E_CFG_001, "the launch request " + file + " is unusable: " + why)
+        Diagnostic.of(Code.E_CLI_001, "the launch request " + file + " is unusable: " + why)
             .withHint("write the WIT launch-request as JSON with kebab-case keys"));
   }
 }

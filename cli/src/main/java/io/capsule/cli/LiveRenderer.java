@@ -28,6 +28,9 @@ final class LiveRenderer {
   /** The last message shown whole, so the summary does not print the same result twice. */
   private String lastMessage = "";
 
+  /** Whether any usage arrived; without it the outcome's zeros mean "not reported", not free. */
+  private boolean usageReported;
+
   LiveRenderer(PrintWriter out, boolean color) {
     this.out = out;
     this.color = color;
@@ -86,6 +89,8 @@ final class LiveRenderer {
       }
     } else if (event instanceof RunEvent.Warning w) {
       warn(w.code() + " " + w.message());
+    } else if (event instanceof RunEvent.UsageUpdated) {
+      usageReported = true;
     } else if (event instanceof RunEvent.Finished f) {
       summary(f.outcome());
     }
@@ -104,7 +109,7 @@ final class LiveRenderer {
       line(paint("31", what) + " in " + seconds + " · " + turns + " · " + codeOf(o));
       line("  " + o.message());
     }
-    line("tokens: " + usage(o.usage()));
+    line("tokens: " + (usageReported ? usage(o.usage()) : "not reported by the harness"));
     o.result()
         .filter(r -> !r.isBlank() && !r.strip().equals(lastMessage.strip()))
         .ifPresent(r -> line("result: " + r));

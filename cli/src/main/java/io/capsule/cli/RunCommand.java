@@ -1,5 +1,6 @@
 package io.capsule.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
@@ -22,10 +23,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.stream.javadsl.Sink;
 import picocli.CommandLine;
@@ -107,10 +111,12 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
           EmbeddedRuntime.create(
               system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
       LiveRenderer renderer = new LiveRenderer(out, !json && Terminal.colors());
+      // The manifest's warnings (W-SEC-024) are not printed here: the run reports each one as a
+      // warning event, which both views show.
       if (!json) {
         renderer.header(manifest.name() + " " + manifest.version(), taskId);
-        manifest.warnings().forEach(w -> out.println("! " + w.code().id() + " " + w.message()));
       }
+      AtomicBoolean usageReported = new AtomicBoolean();
       AtomicReference<RunHandle> handle = new AtomicReference<>();
       // Completes once the last event (the outcome) has been printed: the stream's thread prints
       // it, possibly after the outcome future completed, so both exits wait for this.
@@ -133,8 +139,11 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
                     Sink.foreach(
                         e -> {
                           synchronized (out) {
+                            if (e instanceof RunEvent.UsageUpdated) {
+                              usageReported.set(true);
+                            }
                             if (json) {
-                              out.println(RunEventJson.line(e));
+                              out.println(jsonLine(e, usageReported.get()));
                               out.flush();
                             } else {
                               renderer.on(e);
@@ -152,6 +161,9 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
         } catch (Exception e) {
           // The outcome is known; a stalled printer must not change the exit code.
         }
+        if (traceDir != null) {
+          tellWhereTheTraceIs(traceDir, taskId);
+        }
         return exitCode(result);
       } finally {
         ctrlC.uninstall();
@@ -166,6 +178,40 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
     }
   }
 
+  /**
+   * An event's JSON line. The outcome's usage is the wire form, where "not reported" reads as 0; a
+   * run whose harness reported no usage at all gets {@code "usage": null} instead, since a 0 there
+   * would claim the run was free.
+   */
+  static String jsonLine(RunEvent e, boolean usageReported) {
+    if (e instanceof RunEvent.Finished && !usageReported) {
+      ObjectNode node = RunEventJson.toJson(e);
+      node.putNull("usage");
+      return node.toString();
+    }
+    return RunEventJson.line(e);
+  }
+
+  /**
+   * With {@code --trace-dir}, the run's own directory (named after the task id, under it): on
+   * stdout after the summary, or on stderr with {@code --json} so the JSON lines stay pure.
+   */
+  private void tellWhereTheTraceIs(Path root, String taskId) {
+    Optional<Path> runDir;
+    try (Stream<Path> dirs = Files.list(root)) {
+      runDir = dirs.filter(d -> d.getFileName().toString().startsWith(taskId + "-")).findFirst();
+    } catch (IOException e) {
+      runDir = Optional.empty();
+    }
+    String where =
+        runDir
+            .map(d -> "trace: " + d.toAbsolutePath().resolve("trace.jsonl"))
+            .orElse("trace: no run directory under " + root.toAbsolutePath());
+    PrintWriter to = json ? spec.commandLine().getErr() : spec.commandLine().getOut();
+    to.println(where);
+    to.flush();
+  }
+
   private String taskText() {
     if (task.text != null) {
       return task.text;
@@ -174,7 +220,7 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
       return Files.readString(task.file, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new DiagnosticException(
-          Diagnostic.of(Code.E_CFG_001, "cannot read the task file " + task.file + ": " + e)
+          Diagnostic.of(Code.E_CLI_001, "cannot read the task file " + task.file + ": " + e)
               .withHint("pass --task TEXT or a readable --task-file"),
           e);
     }

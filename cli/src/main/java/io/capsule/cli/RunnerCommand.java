@@ -70,7 +70,7 @@ final class RunnerCommand implements Callable<Integer> {
     }
     if (!Files.isDirectory(capsules)) {
       throw new DiagnosticException(
-          Diagnostic.of(Code.E_CFG_001, "--capsules " + capsules + " is not a directory")
+          Diagnostic.of(Code.E_CLI_001, "--capsules " + capsules + " is not a directory")
               .withHint("pass the folder holding one sub-folder per capsule"));
     }
     TokenSource tokens = TokenSource.file(tokenFile);
@@ -94,6 +94,9 @@ final class RunnerCommand implements Callable<Integer> {
           "runner for project " + projectId + " → " + hub + " (capsules in " + capsules + ")");
       out.flush();
     }
+    // A capsule whose name differs from its folder is found by folder only: say so now, not when
+    // a task for capsule:NAME is blocked.
+    FolderNames.mismatches(capsules).forEach(d -> say(out, d.code().id() + " " + d.message()));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

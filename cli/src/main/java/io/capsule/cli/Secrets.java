@@ -19,7 +19,7 @@ final class Secrets {
       text = Files.readString(file, StandardCharsets.UTF_8).strip();
     } catch (IOException e) {
       throw new DiagnosticException(
-          Diagnostic.of(Code.E_CFG_001, "cannot read the secret file " + file + ": " + e)
+          Diagnostic.of(Code.E_CLI_001, "cannot read the secret file " + file + ": " + e)
               .withHint("pass --secret-file with a readable file of at least 32 bytes"),
           e);
     }
@@ -27,7 +27,7 @@ final class Secrets {
     if (secret.length < ProjectTokens.MIN_SECRET_BYTES) {
       throw new DiagnosticException(
           Diagnostic.of(
-                  Code.E_CFG_001,
+                  Code.E_CLI_001,
                   "the secret in " + file + " has " + secret.length + " bytes, fewer than 32")
               .withHint("write a longer secret, e.g. `head -c 32 /dev/urandom | base64 > FILE`"));
     }

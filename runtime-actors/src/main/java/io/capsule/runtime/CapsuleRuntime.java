@@ -70,7 +70,7 @@ public final class CapsuleRuntime extends AbstractBehavior<CapsuleRuntime.Comman
   /** Register an in-memory capsule (node-local: holds a driver factory). */
   public record Register(DriverRegistry.Register register) implements Command {}
 
-  /** A run asks which session its task runs in (run-semantics §8). */
+  /** A run asks which session its task runs in (docs/run-semantics.md §8). */
   public record PlanSession(RunRequest request, Conversation mode, ActorRef<Session> replyTo)
       implements Command {}
 

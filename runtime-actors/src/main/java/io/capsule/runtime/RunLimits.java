@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The numbers a run needs (run-semantics; every one a {@code capsule.run.*} setting). The run owns
- * every run timer: version probe bound, driver call deadline, inactivity window, terminal grace,
- * interrupt grace (absolute); the harness side's numbers travel in {@link #harness()}.
+ * The numbers a run needs (docs/run-semantics.md; every one a {@code capsule.run.*} setting). The
+ * run owns every run timer: version probe bound, driver call deadline, inactivity window, terminal
+ * grace, interrupt grace (absolute); the harness side's numbers travel in {@link #harness()}.
  *
  * @param versionProbeTimeout bound of the version probe (10 s)
  * @param driverCallTimeout deadline of each driver call, restarted before each call (30 s)

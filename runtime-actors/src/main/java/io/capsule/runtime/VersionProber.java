@@ -10,10 +10,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Runs the harness's version probe (run-semantics §3): {@code binary + version-args}, empty stdin,
- * the granted environment, the working directory. Completes with the version line (first non-empty
- * trimmed line of stdout, else of stderr), or empty when unreadable. The run bounds the wait with
- * its own timer; an implementation also kills the probe after its bound.
+ * Runs the harness's version probe (docs/run-semantics.md §3): {@code binary + version-args}, empty
+ * stdin, the granted environment, the working directory. Completes with the version line (first
+ * non-empty trimmed line of stdout, else of stderr), or empty when unreadable. The run bounds the
+ * wait with its own timer; an implementation also kills the probe after its bound.
  *
  * <p>Threading: may complete on any thread; the run pipes the stage back to itself.
  */
@@ -23,7 +23,9 @@ public interface VersionProber {
   CompletionStage<Optional<String>> probe(
       Path binary, List<String> args, Map<String, String> env, Path workdir);
 
-  /** The tested rule of run-semantics §3 (the harness side's {@link VersionProbe#isTested}). */
+  /**
+   * The tested rule of docs/run-semantics.md §3 (the harness side's {@link VersionProbe#isTested}).
+   */
   static boolean tested(String versionLine, List<String> tested) {
     return VersionProbe.isTested(versionLine, tested);
   }

@@ -32,10 +32,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * The host's share of a {@code parse} call with no engine in the way: lowering a batch of stdout
  * lines into guest memory and lifting a batch of events back into contract records, over a plain
  * heap memory whose {@code cabi_realloc} is a bump allocator (reset at the start of each lowering).
- * The engine's own cost per call and per realloc comes on top (TOOLCHAIN.md: wasmtime-java ~1 µs
- * per call plus ~3 µs per value), so these figures are the floor the ABI adds.
+ * The engine's own cost per call and per realloc comes on top (measured on the build machine:
+ * wasmtime-java ~1 µs per call plus ~3 µs per value), so these figures are the floor the ABI adds.
  *
- * <p>{@code batch} follows run-semantics §5: 1 line, a typical 16, and the 256-line ceiling.
+ * <p>{@code batch} follows docs/run-semantics.md §5: 1 line, a typical 16, and the 256-line
+ * ceiling.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

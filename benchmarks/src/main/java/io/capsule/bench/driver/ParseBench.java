@@ -33,11 +33,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * {@code parse} throughput in lines per second through the built-in {@code claude-code} driver (a
  * real serde_json parser compiled to WebAssembly), per engine and batch size, beside a bare Jackson
  * {@code readTree} of the same lines in the same run: the ratio is what sandboxing the parser
- * costs. Lines are the real Claude Code transcripts (copied from shared/transcripts), cycled.
+ * costs. Lines are the real Claude Code transcripts (recorded from the real CLI), cycled.
  *
  * <p>Read the {@code lines} secondary counter (lines/s); the primary score counts batches. {@code
- * batch} follows run-semantics §5: 1 line, a typical 16, and the 256-line ceiling. Each iteration
- * gets a fresh driver instance, as each run does.
+ * batch} follows docs/run-semantics.md §5: 1 line, a typical 16, and the 256-line ceiling. Each
+ * iteration gets a fresh driver instance, as each run does.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

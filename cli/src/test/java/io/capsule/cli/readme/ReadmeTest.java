@@ -3,15 +3,13 @@ package io.capsule.cli.readme;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.capsule.config.diag.Code;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The README stays true: its first two commands, its code table, its command table. */
+/** The README stays true: its first two commands, its links into docs/, its command table. */
 class ReadmeTest {
   private static final Path README =
       Path.of("..").toAbsolutePath().normalize().resolve("README.md");
@@ -26,19 +24,73 @@ class ReadmeTest {
   }
 
   @Test
-  void theErrorCodeTableListsEveryCodeOfTheCatalog() throws IOException {
+  void linksEveryReferencePageUnderDocs() throws IOException {
     String readme = Files.readString(README);
-    List<String> missing = new ArrayList<>();
-    for (Code code : Code.values()) {
-      String id = code.id();
-      boolean listed =
-          readme.contains("`" + id + "`")
-              || (id.startsWith("E-TOOL-") && readme.contains("`E-TOOL-*`"));
-      if (!listed) {
-        missing.add(id);
-      }
+    for (String page :
+        List.of(
+            "architecture.md",
+            "run-semantics.md",
+            "manifest.md",
+            "settings.md",
+            "error-codes.md",
+            "runner-protocol.md",
+            "driver-contract.md",
+            "writing-a-driver.md")) {
+      assertTrue(readme.contains("(docs/" + page + ")"), page);
     }
-    assertTrue(missing.isEmpty(), "codes missing from the README: " + missing);
+  }
+
+  @Test
+  void saysHowSettingsReachTheCommandAndBinCapsuleDoesThat() throws IOException {
+    String readme = Files.readString(README);
+    assertTrue(readme.contains("CAPSULE_JAVA_OPTS=-Dcapsule."), "README shows CAPSULE_JAVA_OPTS");
+    assertTrue(
+        Files.readString(README.resolveSibling("docs/settings.md")).contains("CAPSULE_JAVA_OPTS"));
+    assertTrue(
+        Files.readString(README.resolveSibling("bin/capsule")).contains("${CAPSULE_JAVA_OPTS:-}"),
+        "bin/capsule passes CAPSULE_JAVA_OPTS to java");
+  }
+
+  @Test
+  void saysHowLongTheTokenOfTheExampleLives() throws IOException {
+    String ttl =
+        new picocli.CommandLine(new io.capsule.cli.CapsuleMain())
+            .getSubcommands()
+            .get("hub")
+            .getSubcommands()
+            .get("token")
+            .getCommandSpec()
+            .findOption("--ttl")
+            .defaultValue();
+    assertEquals("10m", ttl, "the README says 10 minutes");
+    String tokenLine =
+        Files.readAllLines(README).stream()
+            .filter(l -> l.startsWith("TOKEN=$("))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(tokenLine.contains("valid 10 minutes (--ttl)"), tokenLine);
+  }
+
+  @Test
+  void theLibraryCoordinatesAreTheBuildsOwn() throws IOException {
+    String readme = Files.readString(README);
+    String version = System.getProperty("test.capsule-version");
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "<artifactId>(capsule-[a-z-]+)</artifactId>[^\\n]*\\n\\s*<version>([^<]+)</version>")
+            .matcher(readme);
+    int found = 0;
+    while (m.find()) {
+      found++;
+      String artifact = m.group(1);
+      String module = artifact.substring("capsule-".length());
+      Path pom = README.resolveSibling(module).resolve("pom.xml");
+      assertTrue(
+          Files.readString(pom).contains("<artifactId>" + artifact + "</artifactId>"),
+          artifact + " is the artifact of " + pom);
+      assertEquals(version, m.group(2), artifact + "'s version in the README");
+    }
+    assertEquals(2, found, "the README's dependency snippets");
   }
 
   @Test
@@ -46,7 +98,14 @@ class ReadmeTest {
     String readme = Files.readString(README);
     for (String command :
         List.of(
-            "run", "doctor", "driver describe", "driver replay", "hub", "hub token", "runner")) {
+            "run",
+            "doctor",
+            "driver describe",
+            "driver replay",
+            "hub",
+            "hub token",
+            "runner",
+            "help")) {
       assertTrue(readme.contains("`capsule " + command), command);
       String[] words = command.split(" ");
       int exit = io.capsule.cli.CapsuleMain.execute(append(words, "--help"));

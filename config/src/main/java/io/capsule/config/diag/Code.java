@@ -8,14 +8,14 @@ import java.util.regex.Pattern;
  * The diagnostics catalog: every code the runtime can raise, with one line of meaning and one line
  * of what to do. Codes are stable (tests and operators match on them); the prefix tells the area:
  * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
- * {@code PRO} the runner protocol, {@code HUB} the hub, {@code HTTP} the hub's HTTP edge, {@code
- * SEC} security warnings, {@code TOOL} the tool bridge.
+ * {@code CLI} command-line input, {@code PRO} the runner protocol, {@code HUB} the hub, {@code
+ * HTTP} the hub's HTTP edge, {@code SEC} security warnings, {@code TOOL} the tool bridge.
  *
  * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
  * used in the sources but missing here, or listed here but never raised.
  */
 public enum Code {
-  // --- grants (run-semantics §11) ---
+  // --- grants (docs/run-semantics.md §11) ---
   E_CAP_016(
       "an env.allow name is credential-shaped and refused",
       "move the name to capabilities.env.allow_credentials if the harness really needs it"),
@@ -27,7 +27,7 @@ public enum Code {
       "allow it under capabilities.harness.paths or capabilities.network.allow, or use another"
           + " driver"),
 
-  // --- runs (run-semantics §11) ---
+  // --- runs (docs/run-semantics.md §11) ---
   E_RUN_006(
       "driver artifact missing, or harness binary not found",
       "check the artifact path and sha256, or install the harness / set inference.command"),
@@ -95,11 +95,19 @@ public enum Code {
   E_MAN_003(
       "a path in the manifest escapes the capsule directory",
       "keep every path inside the capsule directory (no '..', no symlinks out)"),
+  W_MAN_004(
+      "the capsule's name differs from its folder's name; runners find a capsule by its folder",
+      "rename the folder or change name: so the two agree and capsule:NAME reaches this capsule"),
 
   // --- runtime settings ---
   E_CFG_001(
       "a runtime setting under capsule.* is missing or invalid",
       "fix the named key in application.conf, -D or the environment"),
+
+  // --- the command line ---
+  E_CLI_001(
+      "a file, folder or value given on the command line is missing, unreadable or invalid",
+      "check the path or value named in the message; 'capsule help COMMAND' describes each option"),
 
   // --- the runner protocol ---
   E_PRO_001(

@@ -38,10 +38,19 @@ public final class ManifestLoader {
     try {
       text = TextFiles.readUtf8(file);
     } catch (NoSuchFileException e) {
+      // The default hint (fix the YAML) would send a person to a file that does not exist.
+      if (!Files.exists(capsule)) {
+        throw unreadable(
+            label,
+            "there is no capsule folder " + capsule,
+            "pass the path of a capsule folder holding murmur.yaml (examples/hello is one)");
+      }
       throw unreadable(
-          label, "no manifest at " + file + " (a capsule is a folder with murmur.yaml)");
+          label,
+          "no manifest at " + file + " (a capsule is a folder with murmur.yaml)",
+          "create " + file + " (docs/manifest.md lists every key), or pass another folder");
     } catch (CharacterCodingException e) {
-      throw unreadable(label, "the manifest is not UTF-8 text");
+      throw unreadable(label, "the manifest is not UTF-8 text", "save the file as UTF-8");
     } catch (TextFiles.TooLarge e) {
       throw unreadable(label, "the manifest is " + e.getMessage() + "; is this the right file?");
     } catch (IOException e) {
@@ -86,5 +95,11 @@ public final class ManifestLoader {
   private static ManifestInvalid unreadable(String label, String message) {
     return new ManifestInvalid(
         List.of(Diagnostic.of(Code.E_MAN_001, message, Map.of("file", label))), List.of());
+  }
+
+  private static ManifestInvalid unreadable(String label, String message, String hint) {
+    return new ManifestInvalid(
+        List.of(Diagnostic.of(Code.E_MAN_001, message, Map.of("file", label)).withHint(hint)),
+        List.of());
   }
 }

@@ -18,7 +18,7 @@ public record DriverSettings(long memoryCapBytes, DriverSettings.Engine engine) 
   /** wasm32 addresses at most 4 GiB. */
   public static final long WASM32_MAX = 4L * 1024 * 1024 * 1024;
 
-  /** The WebAssembly engines (ARCHITECTURE.md, "WASM engines"). */
+  /** The WebAssembly engines (docs/architecture.md, "WASM engines"). */
   public enum Engine {
     /** Native Wasmtime through wasmtime-java (JNI); the default. */
     WASMTIME,

@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * {@code capsule.run.*}: the timers and limits of one capsule run (run-semantics §3–§10). See
- * {@code reference.conf} for each default's reason.
+ * {@code capsule.run.*}: the timers and limits of one capsule run (docs/run-semantics.md §3–§10).
+ * See {@code reference.conf} for each default's reason.
  *
  * @param workRoot where run directories are created
  * @param trace whether {@code trace.jsonl} is written

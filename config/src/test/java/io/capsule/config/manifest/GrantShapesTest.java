@@ -145,7 +145,40 @@ class GrantShapesTest {
           GOOGLE_APPLICATION_CREDENTIALS | true
           TOKEN                          | true
           API_KEY                        | true
+          MYSQL_PWD                      | true
+          PGPASS                         | true
+          PGPASSFILE                     | true
+          SMTP_PASS                      | true
+          KUBECONFIG                     | true
+          kubeconfig                     | true
+          DATABASE_URL                   | true
+          ANALYTICS_DATABASE_URL         | true
+          SENTRY_DSN                     | true
+          SSH_AUTH_SOCK                  | true
+          NETRC                          | true
+          DOCKER_AUTH_CONFIG             | true
+          SSH_KEY_FILE                   | true
+          TLS_PRIVATE_KEY_PATH           | true
+          CLIENT_SECRET_FILE             | true
+          GITHUB_TOKEN_FILE              | true
+          APIKEY                         | true
+          STRIPE_APIKEY                  | true
           HOME                           | false
+          PWD                            | false
+          OLDPWD                         | false
+          USER                           | false
+          SHELL                          | false
+          BYPASS_PROXY                   | false
+          COMPASS_HOME                   | false
+          MONKEY                         | false
+          KEYMAP                         | false
+          CONFIG_FILE                    | false
+          LD_LIBRARY_PATH                | false
+          MANPATH                        | false
+          KUBE_NAMESPACE                 | false
+          SSH_AGENT_PID                  | false
+          DATABASE_NAME                  | false
+          XDG_CONFIG_HOME                | false
           PATH                           | false
           LANG                           | false
           TERM                           | false

@@ -291,6 +291,19 @@ class ManifestLoaderTest {
     assertEquals(Code.E_MAN_001, e.code());
     assertEquals(capsule.resolve("murmur.yaml").toString(), e.diagnostic().details().get("file"));
     assertTrue(e.diagnostic().message().contains("no manifest"), e::render);
+    assertTrue(e.diagnostic().hint().contains("create "), e::render);
+  }
+
+  @Test
+  void aMissingFolderSaysSoAndDoesNotBlameTheYaml() {
+    Path nowhere = capsule.resolve("no-such-capsule");
+    ManifestInvalid e = assertThrows(ManifestInvalid.class, () -> ManifestLoader.load(nowhere));
+
+    assertEquals(Code.E_MAN_001, e.code());
+    assertTrue(
+        e.diagnostic().message().contains("there is no capsule folder " + nowhere), e::render);
+    assertTrue(e.diagnostic().hint().contains("capsule folder holding murmur.yaml"), e::render);
+    assertTrue(!e.render().contains("YAML"), e::render);
   }
 
   @Test

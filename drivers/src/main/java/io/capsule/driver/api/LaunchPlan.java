@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * WIT {@code launch-plan}: how to spawn the harness for one turn. Equality compares the byte arrays
  * by content. {@link #toString()} shows counts only: argument values may carry secrets and are
- * never logged (run-semantics §4).
+ * never logged (docs/run-semantics.md §4).
  */
 public record LaunchPlan(
     List<String> args,

@@ -6,7 +6,7 @@ import java.util.Optional;
 /**
  * WIT {@code quota-window}: one subscription window. {@code resetsAt} (ms since the epoch) and
  * {@code windowMinutes} are {@code u64}. The record holds whatever the driver sent; the runtime
- * validates the name and {@code used} before applying it (run-semantics §6).
+ * validates the name and {@code used} before applying it (docs/run-semantics.md §6).
  */
 public record QuotaWindow(
     String name,

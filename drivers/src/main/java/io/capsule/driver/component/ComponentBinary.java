@@ -20,9 +20,9 @@ import java.util.TreeSet;
  * module following the component-model naming convention for it — into the one core module the host
  * runs and how the five functions are lifted from it ({@link DriverBinary}).
  *
- * <p>Refusals follow run-semantics §1 in order: a binary that does not parse, or that exports
- * another version or no such interface, is {@code E-RUN-029} (naming what it exports); then an
- * import is {@code E-RUN-032} (naming the first); then anything else the host does not support
+ * <p>Refusals follow docs/run-semantics.md §1 in order: a binary that does not parse, or that
+ * exports another version or no such interface, is {@code E-RUN-029} (naming what it exports); then
+ * an import is {@code E-RUN-032} (naming the first); then anything else the host does not support
  * (async, string encodings other than utf8, resources, lowered functions, several core modules that
  * are not fixups, a lift that is not the naming-convention layout) is {@code E-RUN-032} naming what
  * was found.

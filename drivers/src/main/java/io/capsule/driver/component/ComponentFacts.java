@@ -13,7 +13,7 @@ import java.util.Optional;
  * host needs: core modules, core instances, the core functions and memories aliased from core
  * instance exports, canon lifts with their options, imports, and exports. Anything the host does
  * not support is remembered as the first {@link #unsupported} reason (raised later, after the
- * interface and import checks, to keep run-semantics §1's order).
+ * interface and import checks, to keep docs/run-semantics.md §1's order).
  */
 final class ComponentFacts {
 

@@ -12,11 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Whether a driver described itself usably (run-semantics §1.3): {@code binary} non-empty; each
- * {@code required-env} name non-empty and free of {@code =} and NUL; a {@code login-check.command}
- * with at least one argument; every {@code harness-needs} path {@code ~/<rest>} or absolute (and
- * written plainly, as {@link HarnessPath} requires of manifest paths); every host a valid {@code
- * capabilities.network.allow} entry. Pure and thread-safe.
+ * Whether a driver described itself usably (docs/run-semantics.md §1.3): {@code binary} non-empty;
+ * each {@code required-env} name non-empty and free of {@code =} and NUL; a {@code
+ * login-check.command} with at least one argument; every {@code harness-needs} path {@code
+ * ~/<rest>} or absolute (and written plainly, as {@link HarnessPath} requires of manifest paths);
+ * every host a valid {@code capabilities.network.allow} entry. Pure and thread-safe.
  */
 public final class DescriptionChecks {
   private DescriptionChecks() {}

@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What a capsule's run of a driver is granted after the manifest checks (run-semantics §1.4): the
- * harness binary as resolved, and the driver's own needs — never the wider manifest entries that
- * cover them.
+ * What a capsule's run of a driver is granted after the manifest checks (docs/run-semantics.md
+ * §1.4): the harness binary as resolved, and the driver's own needs — never the wider manifest
+ * entries that cover them.
  *
  * @param harnessBinary the executable to run (absolute)
  * @param requiredEnv the names the driver requires, all granted by {@code capabilities.env}

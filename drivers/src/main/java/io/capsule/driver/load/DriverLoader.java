@@ -27,9 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * Loads driver artifacts with every check of run-semantics §1, in order, and caches what passed by
- * the artifact's SHA-256 (the description is read once per artifact; the compiled module is shared
- * by every run):
+ * Loads driver artifacts with every check of docs/run-semantics.md §1, in order, and caches what
+ * passed by the artifact's SHA-256 (the description is read once per artifact; the compiled module
+ * is shared by every run):
  *
  * <ol>
  *   <li>the bytes exist and have the manifest's {@code sha256} — else {@code E-RUN-006};
@@ -53,6 +53,9 @@ public final class DriverLoader implements AutoCloseable {
   public static final String BUILTIN_PREFIX = "builtin:";
 
   private static final Pattern BUILTIN_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+
+  /** The drivers shipped under {@link #BUILTIN_RESOURCES}, named in the refusal of any other. */
+  public static final List<String> BUILTINS = List.of("claude-code", "codex", "gemini", "jsonl");
 
   /**
    * Load-time bounds.
@@ -104,7 +107,7 @@ public final class DriverLoader implements AutoCloseable {
     return loadFile(file, artifact.sha256());
   }
 
-  /** The per-capsule checks of run-semantics §1.4 for a loaded driver. */
+  /** The per-capsule checks of docs/run-semantics.md §1.4 for a loaded driver. */
   public static DriverGrant checkAgainst(
       LoadedDriver driver,
       Manifest manifest,
@@ -124,7 +127,7 @@ public final class DriverLoader implements AutoCloseable {
   public LoadedDriver loadBuiltin(String name, Optional<String> expectedSha256) {
     String origin = BUILTIN_PREFIX + name;
     if (!BUILTIN_NAME.matcher(name).matches()) {
-      throw missing("there is no built-in driver '" + name + "'", origin);
+      throw noSuchBuiltin(name, origin);
     }
     byte[] bytes;
     try (InputStream in =
@@ -132,7 +135,7 @@ public final class DriverLoader implements AutoCloseable {
             .getClassLoader()
             .getResourceAsStream(BUILTIN_RESOURCES + name + ".wasm")) {
       if (in == null) {
-        throw missing("there is no built-in driver '" + name + "'", origin);
+        throw noSuchBuiltin(name, origin);
       }
       bytes = in.readAllBytes();
     } catch (IOException e) {
@@ -235,6 +238,21 @@ public final class DriverLoader implements AutoCloseable {
       out = out.with("driver", origin);
     }
     return new DriverException(out, e);
+  }
+
+  private static DriverException noSuchBuiltin(String name, String origin) {
+    return new DriverException(
+        Diagnostic.of(
+                Code.E_RUN_006,
+                "there is no built-in driver '"
+                    + name
+                    + "'; the built-in drivers are "
+                    + String.join(", ", BUILTINS))
+            .with("driver", origin)
+            .withHint(
+                "use builtin:"
+                    + String.join(", builtin:", BUILTINS)
+                    + ", or a driver file (path: in the manifest)"));
   }
 
   private static DriverException missing(String message, String origin) {

@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * A driver artifact that passed the load checks (run-semantics §1.1–1.3): its description, read
- * once, and the compiled module every run instantiates afresh. Shared by all runs of the artifact;
- * thread-safe. The per-capsule manifest checks are {@link DriverLoader#checkAgainst}.
+ * A driver artifact that passed the load checks (docs/run-semantics.md §1.1–1.3): its description,
+ * read once, and the compiled module every run instantiates afresh. Shared by all runs of the
+ * artifact; thread-safe. The per-capsule manifest checks are {@link DriverLoader#checkAgainst}.
  */
 public final class LoadedDriver {
 

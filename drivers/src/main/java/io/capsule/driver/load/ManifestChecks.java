@@ -21,8 +21,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A loaded driver against one capsule's manifest (run-semantics §1.4), in the spec's order; the
- * first check that fails refuses the capsule:
+ * A loaded driver against one capsule's manifest (docs/run-semantics.md §1.4), in the spec's order;
+ * the first check that fails refuses the capsule:
  *
  * <ol>
  *   <li>every {@code required-env} name is granted by {@code capabilities.env} — else {@code
@@ -124,11 +124,21 @@ public final class ManifestChecks {
       } catch (InvalidPathException e) {
         throw refuse(Code.E_RUN_006, source + " '" + value + "' is not a valid path", driver);
       }
-      if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-        throw refuse(
-            Code.E_RUN_006,
-            "the harness binary " + path + " (" + source + ") is not an executable file",
-            driver);
+      if (Files.isRegularFile(path) && !Files.isExecutable(path)) {
+        throw new DriverException(
+            Diagnostic.of(
+                    Code.E_RUN_006,
+                    "the harness binary " + path + " (" + source + ") is not executable")
+                .with("driver", driver)
+                .withHint("make it executable: chmod +x " + path));
+      }
+      if (!Files.isRegularFile(path)) {
+        throw new DriverException(
+            Diagnostic.of(
+                    Code.E_RUN_006,
+                    "the harness binary " + path + " (" + source + ") does not exist")
+                .with("driver", driver)
+                .withHint("check " + source + ", or install the harness there"));
       }
       return path.toAbsolutePath();
     }

@@ -89,7 +89,7 @@ public final class WasmProcessDriver implements ProcessDriver {
 
   /**
    * Also enforces the contract's rule that only {@code turn-end} or {@code turn-failed} comes back
-   * (run-semantics §9): anything else is {@code E-RUN-034} naming the event.
+   * (docs/run-semantics.md §9): anything else is {@code E-RUN-034} naming the event.
    */
   @Override
   public Event classifyExit(ExitStatus exit) {

@@ -30,7 +30,7 @@ final class Golden {
 
   /**
    * One line at a time, pairs, an odd size that cuts messages at arbitrary places, and the
-   * runtime's largest batch (run-semantics §5).
+   * runtime's largest batch (docs/run-semantics.md §5).
    */
   static final List<Integer> SPLITS = List.of(1, 2, 7, 256);
 
@@ -107,8 +107,8 @@ final class Golden {
   }
 
   /**
-   * The runtime's framing (run-semantics §5): split on {@code \n}, drop one trailing {@code \r},
-   * drop the bytes after the last {@code \n}.
+   * The runtime's framing (docs/run-semantics.md §5): split on {@code \n}, drop one trailing {@code
+   * \r}, drop the bytes after the last {@code \n}.
    */
   static List<String> framed(String text) {
     List<String> lines = new ArrayList<>();

@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  * How the hub wants a task run: {@code backend} ({@code capsule:<name>}), {@code model}, {@code
  * session}, {@code system_prompt_ref}, {@code allowed_tools}, {@code llm_base_url}, {@code budget}
  * ({@code max_turns}, {@code max_tokens}); unknown keys kept. What the runtime does with each is
- * the runtime's business (runner-protocol.md, "How a runner reads task.assign").
+ * the runtime's business (docs/runner-protocol.md, "How a runner reads task.assign").
  */
 public final class Invocation extends JsonBody {
 

@@ -6,9 +6,10 @@ import io.capsule.driver.api.FailureKind;
 import java.util.Objects;
 
 /**
- * Why a run ends (run-semantics §9). The first ending decided wins, except that a cancel makes the
- * outcome canceled whatever follows. {@link #killAtOnce()} tells how the harness is stopped: a
- * terminal event gets the terminal grace; runtime limits and failures kill the group at once.
+ * Why a run ends (docs/run-semantics.md §9). The first ending decided wins, except that a cancel
+ * makes the outcome canceled whatever follows. {@link #killAtOnce()} tells how the harness is
+ * stopped: a terminal event gets the terminal grace; runtime limits and failures kill the group at
+ * once.
  */
 public sealed interface Ending {
 

@@ -1,9 +1,9 @@
 package io.capsule.runtime.core;
 
 /**
- * The message in progress of one stream (text or thinking), run-semantics §6: deltas append; the
- * complete form replaces what was streamed and ends the message, so the next delta starts a new
- * one. Not thread-safe.
+ * The message in progress of one stream (text or thinking), docs/run-semantics.md §6: deltas
+ * append; the complete form replaces what was streamed and ends the message, so the next delta
+ * starts a new one. Not thread-safe.
  */
 public final class MessageBuffer {
 

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Subscription windows as the harness last reported them (run-semantics §6). A later report
+ * Subscription windows as the harness last reported them (docs/run-semantics.md §6). A later report
  * replaces windows of the same name and keeps the others. A window with a bad name or a bad {@code
  * used} is refused with a reason; the runtime records and forwards quota, it never acts on it. Not
  * thread-safe.

@@ -10,11 +10,11 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Which harness session a task runs in (run-semantics §8). {@code stateless}: every task starts
- * {@code new} with a fresh id. {@code threaded}: the first task of a conversation starts {@code
- * new} with a fresh id and remembers it; later tasks {@code resume} it. The runtime owns the id (it
- * pre-assigns it for {@code new}); the id the harness reports wins over the one asked for. A task
- * with no conversation key is its own conversation.
+ * Which harness session a task runs in (docs/run-semantics.md §8). {@code stateless}: every task
+ * starts {@code new} with a fresh id. {@code threaded}: the first task of a conversation starts
+ * {@code new} with a fresh id and remembers it; later tasks {@code resume} it. The runtime owns the
+ * id (it pre-assigns it for {@code new}); the id the harness reports wins over the one asked for. A
+ * task with no conversation key is its own conversation.
  *
  * <p>Not thread-safe: one planner per capsule, used by the runtime guardian only.
  */

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Tool calls tracked by id (run-semantics §6): started, progress (cumulative bytes; a smaller
- * report is ignored), called, result. A result with no call, or a call with no result when the run
- * ends, is a trace note. Not thread-safe; owned by one {@link TurnLedger}.
+ * Tool calls tracked by id (docs/run-semantics.md §6): started, progress (cumulative bytes; a
+ * smaller report is ignored), called, result. A result with no call, or a call with no result when
+ * the run ends, is a trace note. Not thread-safe; owned by one {@link TurnLedger}.
  */
 public final class ToolCalls {
 

@@ -17,10 +17,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Writes a run's trace (run-semantics §10): one JSON object per line, each with {@code event_type}
- * first and {@code timestamp} (ISO-8601, UTC) second, then the record's fields. Argument values and
- * env-set values are never written (a driver may put a token there): {@link #harnessStart} keeps
- * only the count of arguments and the names of variables and files.
+ * Writes a run's trace (docs/run-semantics.md §10): one JSON object per line, each with {@code
+ * event_type} first and {@code timestamp} (ISO-8601, UTC) second, then the record's fields.
+ * Argument values and env-set values are never written (a driver may put a token there): {@link
+ * #harnessStart} keeps only the count of arguments and the names of variables and files.
  *
  * <p>Not thread-safe: one writer per run, used by the run actor. The writer is buffered by the
  * caller; a failing write disables the trace (the run goes on) rather than failing the run.

@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The pure core of a run's bookkeeping (run-semantics §6–§7): applies the driver's events in order
- * and decides turns, usage growth, ceilings, the terminal rule and the post-terminal filter. It
- * never does I/O; the run actor forwards {@link LedgerStep#progress()} and writes {@link
+ * The pure core of a run's bookkeeping (docs/run-semantics.md §6–§7): applies the driver's events
+ * in order and decides turns, usage growth, ceilings, the terminal rule and the post-terminal
+ * filter. It never does I/O; the run actor forwards {@link LedgerStep#progress()} and writes {@link
  * LedgerStep#trace()}.
  *
  * <p>Once an ending is decided (terminal event, max turns, spend ceiling, or {@link #stop}), only

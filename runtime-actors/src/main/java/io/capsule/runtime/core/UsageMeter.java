@@ -5,10 +5,10 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Attributes cumulative usage reports as growth (run-semantics §7). Each member is tracked on its
- * own: a report's growth for a member is what it adds over the highest value already attributed;
- * the same total twice adds nothing, a member that shrinks adds zero, and a member never reported
- * stays <i>none</i> (empty), never {@code 0}.
+ * Attributes cumulative usage reports as growth (docs/run-semantics.md §7). Each member is tracked
+ * on its own: a report's growth for a member is what it adds over the highest value already
+ * attributed; the same total twice adds nothing, a member that shrinks adds zero, and a member
+ * never reported stays <i>none</i> (empty), never {@code 0}.
  *
  * <p>Not thread-safe; owned by one {@link TurnLedger}.
  */

@@ -3,7 +3,7 @@ package io.capsule.runtime.core;
 import io.capsule.driver.api.Usage;
 import io.capsule.protocol.frame.UsageSplit;
 
-/** The wire mapping of run-semantics §7: driver usage → the five required integers. */
+/** The wire mapping of docs/run-semantics.md §7: driver usage → the five required integers. */
 public final class UsageSplits {
 
   private UsageSplits() {}

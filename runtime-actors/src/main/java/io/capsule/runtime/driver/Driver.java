@@ -29,11 +29,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * Owns one run's {@link ProcessDriver} instance (run-semantics §2). Every call runs on the blocking
- * dispatcher, one at a time; its deadline is a timer message restarted before each call. A call
- * that throws, overruns or returns nothing usable answers {@link Failed} ({@code E-RUN-034}, naming
- * the function) and stops this actor: it is never restarted, because a fresh instance would not
- * know what {@code launch} was told.
+ * Owns one run's {@link ProcessDriver} instance (docs/run-semantics.md §2). Every call runs on the
+ * blocking dispatcher, one at a time; its deadline is a timer message restarted before each call. A
+ * call that throws, overruns or returns nothing usable answers {@link Failed} ({@code E-RUN-034},
+ * naming the function) and stops this actor: it is never restarted, because a fresh instance would
+ * not know what {@code launch} was told.
  *
  * <p>The instance is closed on {@code PostStop} and {@code PreRestart}; when a call is still
  * running on the blocking thread, it is closed after that call returns (an instance is used by one

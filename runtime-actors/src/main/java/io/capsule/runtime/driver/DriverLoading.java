@@ -8,9 +8,10 @@ import java.util.function.Supplier;
 
 /**
  * Loads a capsule folder's driver artifact: compile once per artifact, the load checks of
- * run-semantics §1.1–§1.3, then a per-run instance factory. The WASM driver loader plugs in here;
- * the registry adds the per-capsule checks of §1.4. Blocking: called on the blocking dispatcher.
- * Refusals are thrown as {@link io.capsule.config.diag.DiagnosticException}s with their codes.
+ * docs/run-semantics.md §1.1–§1.3, then a per-run instance factory. The WASM driver loader plugs in
+ * here; the registry adds the per-capsule checks of §1.4. Blocking: called on the blocking
+ * dispatcher. Refusals are thrown as {@link io.capsule.config.diag.DiagnosticException}s with their
+ * codes.
  */
 @FunctionalInterface
 public interface DriverLoading {

@@ -32,11 +32,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * Resolves capsules for runs, once per capsule, shared by every run on this node (run-semantics
- * §1): loads the manifest, loads and describes the driver (through {@link DriverLoading} for a
- * folder's artifact, or {@code describe()} of a registered Java driver), runs the per-capsule
- * checks and resolves the harness binary. Successes are cached; refusals are not (a person fixes
- * the capsule and runs again). Concurrent requests for one capsule share one load.
+ * Resolves capsules for runs, once per capsule, shared by every run on this node
+ * (docs/run-semantics.md §1): loads the manifest, loads and describes the driver (through {@link
+ * DriverLoading} for a folder's artifact, or {@code describe()} of a registered Java driver), runs
+ * the per-capsule checks and resolves the harness binary. Successes are cached; refusals are not (a
+ * person fixes the capsule and runs again). Concurrent requests for one capsule share one load.
  *
  * <p>Loading runs on the blocking dispatcher, bounded by the driver call deadline as a timer
  * message; only the result comes back here as a message. Registrations survive a restart; runs

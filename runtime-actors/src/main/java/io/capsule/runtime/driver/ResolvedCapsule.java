@@ -9,8 +9,8 @@ import java.util.function.Supplier;
 
 /**
  * A capsule ready to run on this node: its manifest, its driver's description (read once), a
- * factory of per-run driver instances, and the harness binary resolved (run-semantics §1). Node
- * local: never sent across nodes.
+ * factory of per-run driver instances, and the harness binary resolved (docs/run-semantics.md §1).
+ * Node local: never sent across nodes.
  *
  * @param driverName the driver artifact's name, for the trace
  */

@@ -3,7 +3,7 @@ package io.capsule.runtime.harness;
 import java.util.Objects;
 import java.util.Optional;
 
-/** How a bounded helper command (version probe, login check) ended (run-semantics §3). */
+/** How a bounded helper command (version probe, login check) ended (docs/run-semantics.md §3). */
 public sealed interface CommandOutcome {
 
   /**

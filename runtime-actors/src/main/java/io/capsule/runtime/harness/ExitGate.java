@@ -1,10 +1,10 @@
 package io.capsule.runtime.harness;
 
 /**
- * When {@link HarnessProcess} may report its harness's exit (run-semantics §9): the leader exited,
- * stderr ended and every stdin write and interrupt signal settled (or the drain bound ran out), no
- * kill is in flight, and the whole group has been killed, so nothing the leader left behind
- * outlives the report. Reported once. Pure: the actor tells it what happened and asks {@link
+ * When {@link HarnessProcess} may report its harness's exit (docs/run-semantics.md §9): the leader
+ * exited, stderr ended and every stdin write and interrupt signal settled (or the drain bound ran
+ * out), no kill is in flight, and the whole group has been killed, so nothing the leader left
+ * behind outlives the report. Reported once. Pure: the actor tells it what happened and asks {@link
  * #next()}.
  */
 final class ExitGate {

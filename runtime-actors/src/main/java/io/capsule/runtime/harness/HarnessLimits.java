@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * The numbers the harness side needs, mapped by the run from {@code capsule.run.*} settings
- * (run-semantics §3–§5). Kept as one small record so the harness classes do not depend on the
- * settings model.
+ * (docs/run-semantics.md §3–§5). Kept as one small record so the harness classes do not depend on
+ * the settings model.
  *
  * @param batchMaxLines most lines handed to the listener in one batch (spec default 256: large
  *     enough to amortise a driver call, small enough to keep one batch's latency low)

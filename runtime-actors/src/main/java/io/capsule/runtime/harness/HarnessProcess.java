@@ -25,7 +25,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.stream.Materializer;
 
 /**
- * Owns one harness OS process group (run-semantics §4, §5, §9): spawns it from an {@link
+ * Owns one harness OS process group (docs/run-semantics.md §4, §5, §9): spawns it from an {@link
  * AppliedLaunch}, feeds stdin, streams stdout as acknowledged line batches, keeps stderr's tail,
  * delivers interrupts and kills the whole group.
  *
@@ -333,7 +333,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       }
       case KILL_GROUP -> {
         // The leader is gone; whatever it left in its group (a backgrounded child) must be dead
-        // before the listener hears the exit, since the run reports right after (run-semantics
+        // before the listener hears the exit, since the run reports right after
+        // (docs/run-semantics.md
         // §9: no process of the group outlives the run). PostStop's kill comes too late for that.
         startKill();
         return this;

@@ -21,10 +21,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the short helper commands before a turn (run-semantics §3): the version probe and the login
- * check. Each is a real process with the capsule's granted environment and working directory, empty
- * stdin, output captured, in its own process group, and killed (the whole group) once it runs past
- * the bound (default 10 s).
+ * Runs the short helper commands before a turn (docs/run-semantics.md §3): the version probe and
+ * the login check. Each is a real process with the capsule's granted environment and working
+ * directory, empty stdin, output captured, in its own process group, and killed (the whole group)
+ * once it runs past the bound (default 10 s).
  *
  * <p>Threading: each call returns at once; the blocking work runs on the given executor and takes
  * three of its threads for the command's life (the wait, and one reader per output stream), so the

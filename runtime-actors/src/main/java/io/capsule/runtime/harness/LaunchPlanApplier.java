@@ -18,9 +18,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Applies a driver's launch plan (run-semantics §4): validates it, writes its files into a fresh
- * private directory and computes the harness's exact argument list and environment. No threads; the
- * file writes are the only I/O, so the run calls it on its blocking dispatcher.
+ * Applies a driver's launch plan (docs/run-semantics.md §4): validates it, writes its files into a
+ * fresh private directory and computes the harness's exact argument list and environment. No
+ * threads; the file writes are the only I/O, so the run calls it on its blocking dispatcher.
  *
  * <p>Validation happens before anything touches the disk, so a refused plan leaves nothing behind.
  * Refusals ({@link LaunchPlanRefused}, {@code E-RUN-034}) name the file or variable, never a value:

@@ -5,8 +5,8 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 
 /**
- * A launch plan the runtime cannot apply (run-semantics §4): always {@code E-RUN-034}, because the
- * driver produced it. The message names the offending file or variable, never a value.
+ * A launch plan the runtime cannot apply (docs/run-semantics.md §4): always {@code E-RUN-034},
+ * because the driver produced it. The message names the offending file or variable, never a value.
  */
 public final class LaunchPlanRefused extends DiagnosticException {
   private static final long serialVersionUID = 1L;

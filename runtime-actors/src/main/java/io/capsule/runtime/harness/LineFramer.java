@@ -6,9 +6,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Turns the harness's stdout bytes into lines (run-semantics §5). Pure and incremental: chunks may
- * split anywhere (inside a multi-byte character, between {@code \r} and {@code \n}) and the lines
- * are the same as for the whole stream at once.
+ * Turns the harness's stdout bytes into lines (docs/run-semantics.md §5). Pure and incremental:
+ * chunks may split anywhere (inside a multi-byte character, between {@code \r} and {@code \n}) and
+ * the lines are the same as for the whole stream at once.
  *
  * <ul>
  *   <li>A line ends at {@code \n}; the {@code \n} and one {@code \r} before it are removed.

@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The last bytes of the harness's stderr (run-semantics §5), for {@code classify-exit} and the
- * trace. Pure. The rendering starts at a line start: when older bytes were dropped mid-line, the
- * partial first line is removed. Invalid UTF-8 becomes U+FFFD.
+ * The last bytes of the harness's stderr (docs/run-semantics.md §5), for {@code classify-exit} and
+ * the trace. Pure. The rendering starts at a line start: when older bytes were dropped mid-line,
+ * the partial first line is removed. Invalid UTF-8 becomes U+FFFD.
  */
 final class StderrTail {
 

@@ -8,8 +8,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The version probe's rules (run-semantics §3), pure: which line is the version, and whether it is
- * a tested one. Running the probe is {@link HelperCommands}'s job.
+ * The version probe's rules (docs/run-semantics.md §3), pure: which line is the version, and
+ * whether it is a tested one. Running the probe is {@link HelperCommands}'s job.
  */
 public final class VersionProbe {
 

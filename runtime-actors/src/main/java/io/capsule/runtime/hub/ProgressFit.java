@@ -17,8 +17,8 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Makes a run's progress and report fit the hub's frame cap (runner-protocol.md: a bigger frame is
- * refused with 1009), losing as little as possible. Pure; no I/O.
+ * Makes a run's progress and report fit the hub's frame cap (docs/runner-protocol.md: a bigger
+ * frame is refused with 1009), losing as little as possible. Pure; no I/O.
  *
  * <ul>
  *   <li>A {@code text_delta} / {@code thinking_delta} carries only its new text (see {@link

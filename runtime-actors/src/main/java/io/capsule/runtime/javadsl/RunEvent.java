@@ -14,7 +14,7 @@ public sealed interface RunEvent extends CapsuleSerializable {
 
   String taskId();
 
-  /** The progress kind this event is sent as (runner-protocol.md). */
+  /** The progress kind this event is sent as (docs/runner-protocol.md). */
   String kind();
 
   /** The run entered a phase: accepted, starting, running, interrupting, finished. */

@@ -1,6 +1,6 @@
 package io.capsule.runtime.javadsl;
 
-/** The run phases sent as progress kind {@code state} (runner-protocol.md). */
+/** The run phases sent as progress kind {@code state} (docs/runner-protocol.md). */
 public enum RunPhase {
   ACCEPTED("accepted"),
   STARTING("starting"),

@@ -1,6 +1,6 @@
 package io.capsule.runtime.javadsl;
 
-/** A finished run's report status (runner-protocol.md, "How a capsule run fills a report"). */
+/** A finished run's report status (docs/runner-protocol.md, "How a capsule run fills a report"). */
 public enum RunStatus {
   /** The turn ended with a result ({@code turn-end}). */
   DONE("done"),

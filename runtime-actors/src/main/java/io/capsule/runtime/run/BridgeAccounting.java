@@ -27,9 +27,9 @@ final class BridgeAccounting {
 
   /**
    * Trace lines for one event: nothing for a start (its {@code tool_call} is written once, when it
-   * ends); for an end, the {@code tool_call} line (run-semantics §10, with {@code source: bridge}
-   * so it is told apart from the harness's own account of the same call) and, for a call the
-   * harness abandoned, a {@code harness_note} saying so.
+   * ends); for an end, the {@code tool_call} line (docs/run-semantics.md §10, with {@code source:
+   * bridge} so it is told apart from the harness's own account of the same call) and, for a call
+   * the harness abandoned, a {@code harness_note} saying so.
    */
   static List<TraceRecord> trace(ToolCallEvent e, int turn) {
     if (!(e instanceof ToolCallEvent.Finished f)) {

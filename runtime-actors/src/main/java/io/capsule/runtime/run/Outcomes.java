@@ -9,10 +9,10 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Maps how a run ended to its outcome (runner-protocol.md, "How a capsule run fills a report"):
- * {@code done} for turn-end, {@code blocked} for what a person must fix before the capsule can
- * start, {@code failed} for everything else; {@code failure_type} is {@code canceled} or the code
- * with its kind.
+ * Maps how a run ended to its outcome (docs/runner-protocol.md, "How a capsule run fills a
+ * report"): {@code done} for turn-end, {@code blocked} for what a person must fix before the
+ * capsule can start, {@code failed} for everything else; {@code failure_type} is {@code canceled}
+ * or the code with its kind.
  */
 final class Outcomes {
 

@@ -30,11 +30,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * What a run computes on its way to a spawned harness (run-semantics §3–§5), apart from the actor:
- * the turn ledger with the request's budget ("tightens, never loosens"), the version check, the
- * launch request handed to the driver, the driver's plan applied to files and an environment, and
- * how a refused launch or a plan that cannot be applied ends the run. Pure, except {@link #apply},
- * whose file work runs on the executor it is given.
+ * What a run computes on its way to a spawned harness (docs/run-semantics.md §3–§5), apart from the
+ * actor: the turn ledger with the request's budget ("tightens, never loosens"), the version check,
+ * the launch request handed to the driver, the driver's plan applied to files and an environment,
+ * and how a refused launch or a plan that cannot be applied ends the run. Pure, except {@link
+ * #apply}, whose file work runs on the executor it is given.
  */
 final class RunLaunch {
 

@@ -11,9 +11,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which of a capsule's tools a run offers (runner-protocol.md: {@code invocation.allowed_tools}
- * "narrows the capsule's bridged tools to that subset; it never widens"). Pure, apart from {@link
- * #forRun}, which also tells the run's journal.
+ * Which of a capsule's tools a run offers (docs/runner-protocol.md: {@code
+ * invocation.allowed_tools} "narrows the capsule's bridged tools to that subset; it never widens").
+ * Pure, apart from {@link #forRun}, which also tells the run's journal.
  *
  * @param offered the capsule's tools that are allowed, in manifest order, without duplicates; empty
  *     means no bridge is started

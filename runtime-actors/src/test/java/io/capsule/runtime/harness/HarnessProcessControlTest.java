@@ -33,7 +33,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** stdin, interrupts, kills and cleanup with real harness processes (run-semantics §4, §9). */
+/**
+ * stdin, interrupts, kills and cleanup with real harness processes (docs/run-semantics.md §4, §9).
+ */
 @ExtendWith(TestKitJUnit5Extension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HarnessProcessControlTest {

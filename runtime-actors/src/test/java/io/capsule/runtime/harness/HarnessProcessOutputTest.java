@@ -28,7 +28,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a real harness writes reaches the listener as run-semantics §5 says. */
+/** What a real harness writes reaches the listener as docs/run-semantics.md §5 says. */
 @ExtendWith(TestKitJUnit5Extension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HarnessProcessOutputTest {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The version probe and the login check as real, bounded processes (run-semantics §3). */
+/** The version probe and the login check as real, bounded processes (docs/run-semantics.md §3). */
 class HelperCommandsTest {
 
   private static final ExecutorService POOL = Executors.newCachedThreadPool();

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Spec table for run-semantics §5 framing; every row is also fed split at every byte. */
+/** Spec table for docs/run-semantics.md §5 framing; every row is also fed split at every byte. */
 class LineFramerTest {
 
   private static final int SMALL_CAP = 4;

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Spec tables for run-semantics §3's version rules. */
+/** Spec tables for docs/run-semantics.md §3's version rules. */
 class VersionProbeTest {
 
   static Stream<Arguments> lines() {

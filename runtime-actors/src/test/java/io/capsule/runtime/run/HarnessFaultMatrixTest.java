@@ -39,11 +39,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The harness fault matrix through whole runs (issue 6; run-semantics §5 and §9). Each fault is a
- * real {@code /bin/sh} script under {@code run/faults/}, played by {@link PlayDriver}; every script
- * first records its pid and process group and starts a stray child that holds none of its pipes.
- * Each row asserts the outcome's status, code, failure type and result, that no process of the
- * harness's group (stray child included) is left alive, and that the files directory is gone.
+ * The harness fault matrix through whole runs (issue 6; docs/run-semantics.md §5 and §9). Each
+ * fault is a real {@code /bin/sh} script under {@code run/faults/}, played by {@link PlayDriver};
+ * every script first records its pid and process group and starts a stray child that holds none of
+ * its pipes. Each row asserts the outcome's status, code, failure type and result, that no process
+ * of the harness's group (stray child included) is left alive, and that the files directory is
+ * gone.
  *
  * <p>Real processes are involved, so time is real: the inactivity window and the terminal grace are
  * shrunk through {@link RunLimits} rather than driven by ManualTime.
@@ -253,7 +254,7 @@ class HarnessFaultMatrixTest {
     assertEquals(row.result(), o.result(), "result of " + o);
     assertNoFilesDir(seen.workRoot());
     // Whether the runtime killed the harness or the leader exited by itself, the whole group is
-    // killed, and dead, before the outcome is delivered (run-semantics §9).
+    // killed, and dead, before the outcome is delivered (docs/run-semantics.md §9).
     assertEquals(List.of(), seen.liveAtReport(), "live members of " + seen.pgid());
     assertFalse(seen.childAliveAtReport(), "the stray child is dead at the report");
     assertFalse(alive(readLong(seen.caseDir().resolve("pid"))), "the harness is dead");

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The report's status and failure_type for every way a run ends (runner-protocol.md). */
+/** The report's status and failure_type for every way a run ends (docs/runner-protocol.md). */
 class OutcomesTest {
 
   static Stream<Arguments> endings() {
