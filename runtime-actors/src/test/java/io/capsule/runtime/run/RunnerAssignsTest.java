@@ -88,7 +88,18 @@ class RunnerAssignsTest {
                 "0.1.0-test",
                 TokenSource.fixed(tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(5))),
                 config));
-    kit.spawn(HubLink.create(client, runtime.guardian(), new AssignReader(capsules), 2));
+    // A reader with a bug for one task: whatever fails while handling a task is that task's.
+    AssignReader reader =
+        new AssignReader(capsules) {
+          @Override
+          public Reading read(io.capsule.protocol.frame.TaskAssign assign) {
+            if (assign.task().id().equals("t-boom")) {
+              throw new IllegalStateException("a bug met while reading this task");
+            }
+            return super.read(assign);
+          }
+        };
+    kit.spawn(HubLink.create(client, runtime.guardian(), reader, 2));
     await(e -> e instanceof HubEvent.RunnerUp);
     RunnerKey runner = new RunnerKey(PROJECT, RunnerKey.DEFAULT_RUNNER);
 
@@ -106,6 +117,11 @@ class RunnerAssignsTest {
     }
     assign(runner, "t-model", Invocation.builder("capsule:hello").model("m\u0000"));
     assertEquals("E-RUN-041", report("t-model").failureType().orElseThrow());
+
+    assign(runner, "t-boom", Invocation.builder("capsule:hello"));
+    TaskReportBody boom = report("t-boom");
+    assertEquals("failed", boom.status());
+    assertEquals("E-RUN-042", boom.failureType().orElseThrow());
 
     assign(runner, "t-good", Invocation.builder("capsule:hello"));
     TaskReportBody good = report("t-good");
