@@ -58,7 +58,8 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
   /** Classify an exit with no terminal event; answered with {@link Classified}. */
   public record ClassifyExit(ExitStatus exit, ActorRef<Reply> replyTo) implements Command {}
 
-  private record CallDone(long callId, Object result, Throwable failure) implements Command {}
+  /** A call returned (its reply, made on the blocking thread) or threw. */
+  private record CallDone(long callId, Reply reply, Throwable failure) implements Command {}
 
   private record Deadline(long callId) implements Command {}
 
@@ -68,15 +69,23 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
   /** What the run receives. */
   public sealed interface Reply {}
 
-  public record Launched(LaunchResult result) implements Reply {}
-
-  public record Parsed(List<Event> events) implements Reply {
-    public Parsed {
-      events = List.copyOf(events);
+  public record Launched(LaunchResult result) implements Reply {
+    public Launched {
+      Objects.requireNonNull(result, "launch returned no result");
     }
   }
 
-  public record Classified(Event event) implements Reply {}
+  public record Parsed(List<Event> events) implements Reply {
+    public Parsed {
+      events = List.copyOf(Objects.requireNonNull(events, "parse returned no list")); // no nulls
+    }
+  }
+
+  public record Classified(Event event) implements Reply {
+    public Classified {
+      Objects.requireNonNull(event, "classify-exit returned no event");
+    }
+  }
 
   /** A driver failure: the actor stops after sending this. */
   public record Failed(Diagnostic diagnostic) implements Reply {}
@@ -123,11 +132,14 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Launch.class, m -> call("launch", m.replyTo(), d -> d.launch(m.request())))
-        .onMessage(Parse.class, m -> call("parse", m.replyTo(), d -> d.parse(m.lines())))
+        .onMessage(
+            Launch.class,
+            m -> call("launch", m.replyTo(), d -> new Launched(d.launch(m.request()))))
+        .onMessage(
+            Parse.class, m -> call("parse", m.replyTo(), d -> new Parsed(d.parse(m.lines()))))
         .onMessage(
             ClassifyExit.class,
-            m -> call("classify-exit", m.replyTo(), d -> d.classifyExit(m.exit())))
+            m -> call("classify-exit", m.replyTo(), d -> new Classified(d.classifyExit(m.exit()))))
         .onMessage(CallDone.class, this::onCallDone)
         .onMessage(Deadline.class, this::onDeadline)
         .onMessage(CallStarted.class, this::onCallStarted)
@@ -136,8 +148,14 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
         .build();
   }
 
+  /**
+   * Runs one call on the blocking dispatcher; {@code body} makes the typed reply there, so a result
+   * that is not usable (null) fails the call like a trap does.
+   *
+   * @param name the WIT function, for the diagnostics
+   */
   private Behavior<Command> call(
-      String name, ActorRef<Reply> replyTo, Function<ProcessDriver, Object> body) {
+      String name, ActorRef<Reply> replyTo, Function<ProcessDriver, Reply> body) {
     if (busy) {
       // The run sends one call at a time; a second one is a bug in the caller, not the driver.
       replyTo.tell(
@@ -154,7 +172,7 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
     // The deadline bounds the driver, not the queue in front of it: it starts when a blocking
     // thread picks the call up (under a burst of runs, calls may wait behind probes and file work).
     ActorRef<Command> self = getContext().getSelf();
-    CompletableFuture<Object> future =
+    CompletableFuture<Reply> future =
         CompletableFuture.supplyAsync(
             () -> {
               self.tell(new CallStarted(id));
@@ -180,21 +198,7 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
     if (done.failure() != null) {
       return fail(describe(done.failure()));
     }
-    Object r = done.result();
-    if (r instanceof LaunchResult lr) {
-      callReplyTo.tell(new Launched(lr));
-    } else if (r instanceof List<?> events && callName.equals("parse")) {
-      for (Object e : events) {
-        if (!(e instanceof Event)) {
-          return fail("returned something that is not an event");
-        }
-      }
-      callReplyTo.tell(new Parsed(events.stream().map(Event.class::cast).toList()));
-    } else if (r instanceof Event e && callName.equals("classify-exit")) {
-      callReplyTo.tell(new Classified(e));
-    } else {
-      return fail("returned no usable result");
-    }
+    callReplyTo.tell(done.reply());
     return this;
   }
 
@@ -232,8 +236,9 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
   }
 
   private Behavior<Command> release() {
-    // Close after the call in flight (if any) returns: never concurrently with it.
-    inFlight.whenComplete(
+    // Close after the call in flight (if any) returns: never concurrently with it, and never on
+    // this actor's thread (closing a WASM instance frees native memory).
+    inFlight.whenCompleteAsync(
         (r, e) -> {
           ProcessDriver d = instance.getAndSet(null);
           if (d != null) {
@@ -243,7 +248,8 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
               // Closing is best effort: the run is over and the instance unreachable.
             }
           }
-        });
+        },
+        blocking);
     return this;
   }
 }

@@ -51,6 +51,10 @@ import org.apache.pekko.stream.Materializer;
  *
  * <p>Threading: process waits, pipe I/O, spawns and signals run on the I/O dispatcher; those
  * threads only send messages to this actor (or complete futures the actor created).
+ *
+ * <p>Over 400 lines because it is one actor over one process group: its pure parts are split out
+ * (above); what stays is the routing of the group's dozen lifecycle messages, which share the
+ * process and the gate and would only call back into each other if split further.
  */
 public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Command> {
 

@@ -21,7 +21,9 @@ import java.util.regex.Pattern;
  * present (even empty), narrows the capsule's tools (the run applies "never widens"); the task text
  * is the goal, then the body, then the criteria as a list. Pure apart from one directory lookup.
  */
-public final class AssignReader {
+// Not final: a test reader that fails on purpose proves HubLink reports such a failure as the
+// task's (E-RUN-042) and keeps handling tasks.
+public class AssignReader {
   /** A capsule name as the manifest allows it; anything else cannot be a folder of ours. */
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 

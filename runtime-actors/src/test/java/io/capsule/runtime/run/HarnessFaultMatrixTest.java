@@ -38,6 +38,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+// Over 400 lines because it is one matrix: a real misbehaving harness per row, with the
+// shared assertions that every row must meet (one report, no process left, no files dir).
 /**
  * The harness fault matrix through whole runs (issue 6; docs/run-semantics.md §5 and §9). Each
  * fault is a real {@code /bin/sh} script under {@code run/faults/}, played by {@link PlayDriver};
