@@ -61,7 +61,7 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
   /** The bridge could not start: E-TOOL-001 (a tool does not resolve) or E-TOOL-009 (no bind). */
   public record Failed(Diagnostic diagnostic) implements Report {}
 
-  /** A request with the right token arrived: harness activity (run-semantics §9). */
+  /** A request with the right token arrived: harness activity (docs/run-semantics.md §9). */
   public enum Activity implements Report {
     INSTANCE
   }

@@ -14,7 +14,7 @@ import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 /**
- * How a runner reads {@code task.assign} (runner-protocol.md): {@code invocation.backend =
+ * How a runner reads {@code task.assign} (docs/runner-protocol.md): {@code invocation.backend =
  * capsule:NAME} names the folder {@code NAME} in the runner's capsules directory; {@code model}
  * replaces the manifest's when non-empty; {@code session} is the conversation key; the budget
  * tightens the manifest's ceilings (the run applies "never loosens"); {@code allowed_tools}, when

@@ -33,7 +33,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /**
- * One hub connection seen from the runtime (runner-protocol.md). The protocol module's {@link
+ * One hub connection seen from the runtime (docs/runner-protocol.md). The protocol module's {@link
  * RunnerClient} owns the socket and everything about it: hello with the resume map, heartbeats,
  * reconnecting with back-off, per-task seq numbers, the replay buffer and acks, and delivering the
  * hub's frames once each and in order. This actor does the runtime's part: it starts a run for each
@@ -227,7 +227,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
 
   /**
    * A task this runner will not run, or could not handle: reported at once with its code, no run
-   * (runner-protocol.md).
+   * (docs/runner-protocol.md).
    */
   private void refuse(String taskId, String status, Diagnostic d) {
     getContext().getLog().warn("{}: {}", taskId, d.message());
@@ -246,7 +246,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
             client.frameCapBytes()));
   }
 
-  /** A cancel for a task still waiting for a slot: it never starts (run-semantics §4). */
+  /** A cancel for a task still waiting for a slot: it never starts (docs/run-semantics.md §4). */
   private void canceledBeforeStart(TaskCancel cancel) {
     announce(cancel.taskId(), TaskNotice.Step.FINISHED, "failed: canceled before it started");
     send(

@@ -47,7 +47,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The supervisor of one capsule run (run-semantics §3–§9). It decides and routes; it never parses
+ * The supervisor of one capsule run (docs/run-semantics.md §3–§9). It decides and routes; it never parses
  * and never does I/O on its own thread: the {@link Driver} child parses, the {@link HarnessProcess}
  * child owns the process group, the {@link ProtocolSession} child reports, file work runs on the
  * blocking dispatcher. How the run ends is one pure decision, {@link RunGate}: every fact goes to
@@ -639,7 +639,7 @@ public final class CapsuleRun {
         harness.tell(new HarnessProcess.Kill(k.cause()));
       } else if (d == RunGate.AwaitDrain.INSTANCE) {
         // The leader exited but stdout is still open (a child holds it, or lines are still in the
-        // pipe): the terminal grace to end, then the group is killed (run-semantics §9).
+        // pipe): the terminal grace to end, then the group is killed (docs/run-semantics.md §9).
         timers.startSingleTimer(Tick.DRAIN_BOUND, limits.terminalGrace());
       } else if (d instanceof RunGate.Classify c) {
         driver.tell(new Driver.ClassifyExit(c.exit(), driverReplies));

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** How {@code task.assign} becomes a {@link RunRequest} (runner-protocol.md). */
+/** How {@code task.assign} becomes a {@link RunRequest} (docs/runner-protocol.md). */
 class AssignReaderTest {
 
   @TempDir Path capsules;
