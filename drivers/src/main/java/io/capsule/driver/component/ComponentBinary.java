@@ -22,10 +22,15 @@ import java.util.TreeSet;
  *
  * <p>Refusals follow run-semantics §1 in order: a binary that does not parse, or that exports
  * another version or no such interface, is {@code E-RUN-029} (naming what it exports); then an
- * import is {@code E-RUN-032} (naming the first); then anything else the host does not support
- * (async, string encodings other than utf8, resources, lowered functions, several core modules that
- * are not fixups, a lift that is not the naming-convention layout) is {@code E-RUN-032} naming what
- * was found.
+ * import the host does not serve is {@code E-RUN-032} (naming the first: a core module's import, or
+ * a component import other than the WASI 0.2 interfaces of {@link WasiInterfaces}); then anything
+ * else the host does not support (async, string encodings other than utf8, resources of the
+ * component's own, several core modules that are not fixups in an import-free component, a lift
+ * that is not the naming-convention layout) is {@code E-RUN-032} naming what was found.
+ *
+ * <p>A component that imports WASI is run as its whole core instance graph ({@link GraphReader},
+ * {@link DriverBinary#graph()}): the preview1 adapter, its shim and fixup modules run beside the
+ * driver's own module, wired by the engine.
  *
  * <p>A component made by wit-component from a reactor module has a second, tiny "fixup" core module
  * whose start function calls the main module's {@code _initialize}; the host runs only the main
