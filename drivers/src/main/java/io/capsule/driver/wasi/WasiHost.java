@@ -153,9 +153,7 @@ public final class WasiHost {
             throw new WasiTrap(
                 "the driver called wasi:cli/exit#exit with status "
                     + (a[0] == 0 ? "ok" : "err")
-                    + " (exit code "
-                    + (a[0] == 0 ? 0 : 1)
-                    + "); a driver may not exit");
+                    + " (WASI 0.2's exit carries no other code); a driver may not exit");
           };
       case "exit-with-code" ->
           (g, a) -> {
