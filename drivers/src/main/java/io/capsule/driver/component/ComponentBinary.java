@@ -208,7 +208,8 @@ public final class ComponentBinary {
           Code.E_RUN_032,
           "the driver imports "
               + imports.get(0)
-              + "; a driver is granted nothing, so it may import nothing"
+              + "; a plain core module may import nothing (WASI 0.2 is served to components: wrap"
+              + " a wasm32-wasi module with the preview1 reactor adapter)"
               + (imports.size() > 1 ? " (" + (imports.size() - 1) + " more imports follow)" : ""));
     }
   }
