@@ -53,6 +53,22 @@ class WasiHelloRunTest {
     assertTrue(r.out().contains("✓ done in "), r.out());
   }
 
+  /** The property above really reaches the run: an unknown engine makes it fail. */
+  @org.junit.jupiter.api.Test
+  void theEngineSettingTheTestUsesReachesTheRun() {
+    System.setProperty("capsule.driver.engine", "no-such-engine");
+    com.typesafe.config.ConfigFactory.invalidateCaches();
+    Cli.Result r;
+    try {
+      r = Cli.run("run", Cli.HELLO.toString(), "--task", "Say hello");
+    } finally {
+      System.clearProperty("capsule.driver.engine");
+      com.typesafe.config.ConfigFactory.invalidateCaches();
+    }
+    assertTrue(r.exit() != 0, r.out());
+    assertTrue((r.err() + r.out()).contains("no-such-engine"), r.err() + r.out());
+  }
+
   private static void copy(Path from, Path to) throws IOException {
     try (Stream<Path> files = Files.walk(from)) {
       for (Path p : files.toList()) {

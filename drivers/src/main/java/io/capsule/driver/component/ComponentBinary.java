@@ -20,12 +20,17 @@ import java.util.TreeSet;
  * module following the component-model naming convention for it — into the one core module the host
  * runs and how the five functions are lifted from it ({@link DriverBinary}).
  *
- * <p>Refusals follow docs/run-semantics.md §1 in order: a binary that does not parse, or that
- * exports another version or no such interface, is {@code E-RUN-029} (naming what it exports); then
- * an import is {@code E-RUN-032} (naming the first); then anything else the host does not support
- * (async, string encodings other than utf8, resources, lowered functions, several core modules that
- * are not fixups, a lift that is not the naming-convention layout) is {@code E-RUN-032} naming what
- * was found.
+ * <p>Refusals follow docs/run-semantics.md §1 in order: a binary that does not parse, or that exports
+ * another version or no such interface, is {@code E-RUN-029} (naming what it exports); then an
+ * import the host does not serve is {@code E-RUN-032} (naming the first: a core module's import, or
+ * a component import other than the WASI 0.2 interfaces of {@link WasiInterfaces}); then anything
+ * else the host does not support (async, string encodings other than utf8, resources of the
+ * component's own, several core modules that are not fixups in an import-free component, a lift
+ * that is not the naming-convention layout) is {@code E-RUN-032} naming what was found.
+ *
+ * <p>A component that imports WASI is run as its whole core instance graph ({@link GraphReader},
+ * {@link DriverBinary#graph()}): the preview1 adapter, its shim and fixup modules run beside the
+ * driver's own module, wired by the engine.
  *
  * <p>A component made by wit-component from a reactor module has a second, tiny "fixup" core module
  * whose start function calls the main module's {@code _initialize}; the host runs only the main
@@ -203,7 +208,8 @@ public final class ComponentBinary {
           Code.E_RUN_032,
           "the driver imports "
               + imports.get(0)
-              + "; a driver is granted nothing, so it may import nothing"
+              + "; a plain core module may import nothing (WASI 0.2 is served to components: wrap"
+              + " a wasm32-wasi module with the preview1 reactor adapter)"
               + (imports.size() > 1 ? " (" + (imports.size() - 1) + " more imports follow)" : ""));
     }
   }

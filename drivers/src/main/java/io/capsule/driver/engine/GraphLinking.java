@@ -29,6 +29,13 @@ record GraphLinking(CoreGraph graph, List<Prepared> modules) {
       } catch (ByteReader.Malformed e) {
         throw Failures.unloadable("a core module of the driver does not parse: " + e.getMessage());
       }
+      if (info.functionExports().containsKey("_start")) {
+        // wasmtime's linker would instantiate a command afresh for every call, losing the run's
+        // state; a driver is a library (reactor), so refuse it on both engines alike
+        throw Failures.unloadable(
+            "a core module of the driver exports _start (a command); build the driver as a reactor"
+                + " library and adapt it with the preview1 reactor adapter");
+      }
       if (info.definesMemory()) {
         info.memoryProblem(memoryCapBytes)
             .ifPresent(

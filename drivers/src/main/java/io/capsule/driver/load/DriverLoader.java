@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  *   <li>the bytes exist and have the manifest's {@code sha256} — else {@code E-RUN-006};
  *   <li>they parse and export exactly {@code murmur:driver/process@0.6.0} — else {@code E-RUN-029}
  *       ({@link ComponentBinary});
- *   <li>they import nothing — else {@code E-RUN-032} naming the first import;
+ *   <li>they import nothing but the WASI 0.2 interfaces a component may import (served with empty
+ *       grants, {@code io.capsule.driver.wasi}) — else {@code E-RUN-032} naming the first import;
  *   <li>{@code describe()} returns within the call deadline without trapping and describes a usable
  *       driver ({@link DescriptionChecks}) — else {@code E-RUN-032}.
  * </ol>

@@ -25,10 +25,23 @@ public final class OutputCapture {
 
   /** Accepts every byte: keeps what fits under the cap, counts the rest. */
   public void write(byte[] bytes) {
-    int fits = Math.min(bytes.length, CAP_BYTES - size);
-    System.arraycopy(bytes, 0, kept, size, fits);
+    write(bytes, bytes.length);
+  }
+
+  /** How many more bytes would be kept; the caller need not even read the rest. */
+  public int room() {
+    return CAP_BYTES - size;
+  }
+
+  /**
+   * Accepts a write of {@code total} bytes of which the caller read only the first {@code
+   * head.length} (at most {@link #room()} are kept); the rest is counted as dropped.
+   */
+  public void write(byte[] head, long total) {
+    int fits = Math.min(head.length, CAP_BYTES - size);
+    System.arraycopy(head, 0, kept, size, fits);
     size += fits;
-    dropped += bytes.length - fits;
+    dropped += total - fits;
   }
 
   /** Counts {@code n} zero bytes ({@code write-zeroes}) without keeping them. */

@@ -153,9 +153,7 @@ public final class WasiHost {
             throw new WasiTrap(
                 "the driver called wasi:cli/exit#exit with status "
                     + (a[0] == 0 ? "ok" : "err")
-                    + " (exit code "
-                    + (a[0] == 0 ? 0 : 1)
-                    + "); a driver may not exit");
+                    + " (WASI 0.2's exit carries no other code); a driver may not exit");
           };
       case "exit-with-code" ->
           (g, a) -> {
@@ -286,7 +284,14 @@ public final class WasiHost {
             if (len < 0) {
               throw new WasiTrap("the driver wrote a list of " + Integer.toUnsignedString(len));
             }
-            out.write(g.memory().loadBytes((int) a[1], len));
+            int ptr = (int) a[1];
+            // read only what the capture keeps, but the whole list must lie in the memory
+            int keep = Math.min(len, out.room());
+            byte[] head = g.memory().loadBytes(ptr, keep);
+            if (len > keep) {
+              g.memory().loadU8(ptr + len - 1);
+            }
+            out.write(head, len);
             g.memory().storeU8((int) a[3], (byte) 0);
             return NONE;
           };

@@ -120,6 +120,29 @@ class WasiDriverHostileTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
+  void aDriverSpinningOnTheWasiClockIsEndedByTheCallDeadline(String engine) {
+    engineUnderTest = engine;
+    try (DriverLoader shortDeadline =
+            DriverLoader.create(
+                engine, new DriverLoader.Settings(64L << 20, java.time.Duration.ofSeconds(2)));
+        ProcessDriver driver =
+            shortDeadline
+                .loadBytes(
+                    "hostile-loop",
+                    WasiDriverGoldenTest.fixture("/fixtures/wasi/hostile-loop.wasm"))
+                .newInstance()) {
+      long started = System.nanoTime();
+      DriverException e =
+          assertThrows(DriverException.class, () -> driver.launch(Golden.launchRequest()));
+      long tookMs = (System.nanoTime() - started) / 1_000_000;
+      assertEquals(Code.E_RUN_034, e.code());
+      assertTrue(e.getMessage().contains("driver failed in launch"), e.getMessage());
+      assertTrue(tookMs < 20_000, "ended by the 2 s deadline, not later: " + tookMs + " ms");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("engines")
   void aHandleDroppedTwiceIsATrap(String engine) {
     engineUnderTest = engine;
     try (ProcessDriver driver =

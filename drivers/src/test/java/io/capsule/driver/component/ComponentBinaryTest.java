@@ -133,7 +133,53 @@ class ComponentBinaryTest {
             offConvention(),
             Code.E_RUN_032,
             "naming-convention"),
-        Arguments.of("a lift missing", missingLift(), Code.E_RUN_029, "lifts no read-login"));
+        Arguments.of("a lift missing", missingLift(), Code.E_RUN_029, "lifts no read-login"),
+        Arguments.of(
+            "a WASI import and a lowering of a function no import provides",
+            good(c -> c.importInstance("wasi:cli/stdout@0.2.3").canonLower()).bytes(),
+            Code.E_RUN_032,
+            "its canon section has a canon lower of component function 0, not an import's"),
+        Arguments.of(
+            "a WASI import and a resource of the component's own",
+            good(c -> c.importInstance("wasi:cli/stdout@0.2.3").raw(8, 1, 0x02, 0)).bytes(),
+            Code.E_RUN_032,
+            "resources of its own"),
+        Arguments.of(
+            "a WASI import and a component start function",
+            good(c -> c.importInstance("wasi:cli/stdout@0.2.3").raw(9, 0, 0, 0)).bytes(),
+            Code.E_RUN_032,
+            "start function"),
+        Arguments.of(
+            "a WASI import at 0.3",
+            good(c -> c.importInstance("wasi:cli/stdout@0.3.0")).bytes(),
+            Code.E_RUN_032,
+            "the driver imports wasi:cli/stdout@0.3.0;"));
+  }
+
+  @Test
+  void readsTheAdapterGraphOfARealWasiComponentFromItsSections() {
+    DriverBinary d = ComponentBinary.read(fixture("wasi/jsonl-wasi"));
+    CoreGraph g = d.graph().orElseThrow();
+    assertEquals(4, g.modules().size(), "main, adapter, shim, fixup");
+    assertEquals(IFACE + "#parse", d.functions().get("parse").coreExport());
+    assertTrue(g.imports().contains("wasi:cli/exit@0.2.12"), g.imports().toString());
+    CoreGraph.Instantiate main = (CoreGraph.Instantiate) g.instances().get(g.mainInstance());
+    assertEquals(g.mainModule(), main.module());
+    assertEquals(java.util.Set.of("wasi_snapshot_preview1"), main.args().keySet());
+    List<CoreGraph.Item> host = g.hostItems();
+    assertTrue(
+        host.stream()
+            .anyMatch(
+                i ->
+                    i instanceof CoreGraph.Lowered l
+                        && l.function().equals("get-environment")
+                        && l.realloc().isPresent()),
+        "get-environment is lowered with a realloc: " + host);
+    assertTrue(
+        host.stream()
+            .anyMatch(
+                i -> i instanceof CoreGraph.Dropped r && r.resource().equals("output-stream")),
+        "output-stream handles are dropped with resource.drop: " + host);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -60,6 +60,20 @@ final class ComponentBytes {
     return section(10, new Buf().u32(1).u8(0x00).name(name).u8(0x01).u32(0).bytes());
   }
 
+  /** {@code (import "name" (instance (type 0)))}: how a component imports a WASI interface. */
+  ComponentBytes importInstance(String name) {
+    return section(10, new Buf().u32(1).u8(0x00).name(name).u8(0x05).u32(0).bytes());
+  }
+
+  /** A section given as raw content. */
+  ComponentBytes raw(int id, int... content) {
+    Buf b = new Buf();
+    for (int c : content) {
+      b.u8(c);
+    }
+    return section(id, b.bytes());
+  }
+
   ComponentBytes exportInstance(String name, int instance) {
     return section(11, new Buf().u32(1).u8(0x00).name(name).u8(0x05).u32(instance).u8(0).bytes());
   }

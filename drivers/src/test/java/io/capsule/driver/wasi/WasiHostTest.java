@@ -112,6 +112,22 @@ class WasiHostTest {
   }
 
   @Test
+  void aWriteReachingPastTheMemoryIsAnAbiViolationEvenPastTheCap() {
+    int out = stdout();
+    int half = OutputCapture.CAP_BYTES / 2;
+    for (int i = 0; i < 2; i++) {
+      call("wasi:io/streams", "[method]output-stream.write", out, 0x1000, half, RET);
+    }
+    // the capture is full: nothing of this write is read, but its end is still checked
+    DriverException e =
+        assertThrows(
+            DriverException.class,
+            () ->
+                call("wasi:io/streams", "[method]output-stream.write", out, 0x1000, 1 << 16, RET));
+    assertEquals(Code.E_RUN_034, e.code());
+  }
+
+  @Test
   void checkWriteGrantsAPermitAndFlushSucceeds() {
     int out = stdout();
     call("wasi:io/streams", "[method]output-stream.check-write", out, RET);
