@@ -45,7 +45,8 @@ final class RuntimeWiring {
   static DriverLoading wasm(DriverLoader loader) {
     return manifest -> {
       LoadedDriver loaded = loader.load(manifest);
-      return new DriverLoading.Loaded(loaded.description(), loaded::newInstance);
+      return new DriverLoading.Loaded(
+          loaded.description(), loaded::newInstance, loaded.describeNotes());
     };
   }
 }

@@ -3,6 +3,7 @@ package io.capsule.runtime.driver;
 import io.capsule.config.manifest.Manifest;
 import io.capsule.driver.api.Description;
 import io.capsule.driver.api.ProcessDriver;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -18,11 +19,22 @@ public interface DriverLoading {
 
   Loaded load(Manifest manifest);
 
-  /** A loaded driver: its description (read once) and a factory of per-run instances. */
-  record Loaded(Description description, Supplier<ProcessDriver> instances) {
+  /**
+   * A loaded driver: its description (read once), a factory of per-run instances, and what the
+   * driver printed while describing itself (a WASI driver's captured stdout and stderr; empty for
+   * an import-free one), which every run shows as notes.
+   */
+  record Loaded(
+      Description description, Supplier<ProcessDriver> instances, List<String> describeNotes) {
     public Loaded {
       Objects.requireNonNull(description, "description");
       Objects.requireNonNull(instances, "instances");
+      describeNotes = List.copyOf(describeNotes);
+    }
+
+    /** A driver that printed nothing while describing itself. */
+    public Loaded(Description description, Supplier<ProcessDriver> instances) {
+      this(description, instances, List.of());
     }
   }
 }

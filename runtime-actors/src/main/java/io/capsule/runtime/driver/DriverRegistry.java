@@ -198,7 +198,7 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
           d = probe.describe();
         }
         Path binary = ManifestChecks.check(d, r.manifest(), hostEnv, false).harnessBinary();
-        return new ResolvedCapsule(r.manifest(), r.name(), d, r.drivers(), binary);
+        return new ResolvedCapsule(r.manifest(), r.name(), d, r.drivers(), binary, List.of());
       };
     }
     CapsuleRef.Folder folder = (CapsuleRef.Folder) ref;
@@ -207,7 +207,12 @@ public final class DriverRegistry extends AbstractBehavior<DriverRegistry.Comman
       DriverLoading.Loaded loaded = loading.load(m);
       Path binary = ManifestChecks.check(loaded.description(), m, hostEnv, false).harnessBinary();
       return new ResolvedCapsule(
-          m, m.inference().driver().artifact(), loaded.description(), loaded.instances(), binary);
+          m,
+          m.inference().driver().artifact(),
+          loaded.description(),
+          loaded.instances(),
+          binary,
+          loaded.describeNotes());
     };
   }
 

@@ -4,6 +4,7 @@ import io.capsule.config.manifest.Manifest;
 import io.capsule.driver.api.Description;
 import io.capsule.driver.api.ProcessDriver;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -13,13 +14,15 @@ import java.util.function.Supplier;
  * Node local: never sent across nodes.
  *
  * @param driverName the driver artifact's name, for the trace
+ * @param describeNotes what the driver printed while describing itself, shown by every run as notes
  */
 public record ResolvedCapsule(
     Manifest manifest,
     String driverName,
     Description description,
     Supplier<ProcessDriver> drivers,
-    Path binary) {
+    Path binary,
+    List<String> describeNotes) {
 
   public ResolvedCapsule {
     Objects.requireNonNull(manifest, "manifest");
@@ -27,5 +30,6 @@ public record ResolvedCapsule(
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(drivers, "drivers");
     Objects.requireNonNull(binary, "binary");
+    describeNotes = List.copyOf(describeNotes);
   }
 }

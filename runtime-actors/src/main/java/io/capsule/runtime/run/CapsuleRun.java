@@ -47,12 +47,12 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The supervisor of one capsule run (docs/run-semantics.md §3–§9). It decides and routes; it never parses
- * and never does I/O on its own thread: the {@link Driver} child parses, the {@link HarnessProcess}
- * child owns the process group, the {@link ProtocolSession} child reports, file work runs on the
- * blocking dispatcher. How the run ends is one pure decision, {@link RunGate}: every fact goes to
- * the gate and {@link #settle()} carries out what it says. Every wait is a timer ({@link Tick}),
- * started and cancelled only here.
+ * The supervisor of one capsule run (docs/run-semantics.md §3–§9). It decides and routes; it never
+ * parses and never does I/O on its own thread: the {@link Driver} child parses, the {@link
+ * HarnessProcess} child owns the process group, the {@link ProtocolSession} child reports, file
+ * work runs on the blocking dispatcher. How the run ends is one pure decision, {@link RunGate}:
+ * every fact goes to the gate and {@link #settle()} carries out what it says. Every wait is a timer
+ * ({@link Tick}), started and cancelled only here.
  *
  * <p>One behavior per phase: {@linkplain #starting() starting} (resolve the capsule, plan the
  * session, probe the version, start the bridge, launch, apply the plan), {@linkplain #running()
@@ -269,6 +269,7 @@ public final class CapsuleRun {
     ledger = RunLaunch.ledger(taskId, capsule, start.request(), plannedSession);
     capsule.manifest().warnings().forEach(d -> journal.warn(d.code(), d.message()));
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.STARTING));
+    capsule.describeNotes().forEach(n -> journal.progress(new RunEvent.Note(taskId, n)));
     timers.startSingleTimer(Tick.PROBE_BOUND, limits.versionProbeTimeout());
     ctx.pipeToSelf(
         services

@@ -7,11 +7,11 @@ import io.capsule.runtime.core.Ending;
 import java.util.Optional;
 
 /**
- * How a run ends (docs/run-semantics.md §9), as one pure decision: the run tells it what happened (an
- * ending decided, a cancel, the harness's spawn, exit, end of stdout and failed stdin write, the
- * driver's calls and departure, the bridge's start and stop, a timer that fired) and asks {@link
- * #next()} what to do now. Each answer other than {@link Wait} is given once and counts as carried
- * out; the run asks again until it gets {@link Wait} or {@link Finish}.
+ * How a run ends (docs/run-semantics.md §9), as one pure decision: the run tells it what happened
+ * (an ending decided, a cancel, the harness's spawn, exit, end of stdout and failed stdin write,
+ * the driver's calls and departure, the bridge's start and stop, a timer that fired) and asks
+ * {@link #next()} what to do now. Each answer other than {@link Wait} is given once and counts as
+ * carried out; the run asks again until it gets {@link Wait} or {@link Finish}.
  *
  * <p>The rules, in the order {@link #next()} applies them:
  *

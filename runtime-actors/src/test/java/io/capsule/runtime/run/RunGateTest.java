@@ -16,8 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The ending rules of docs/run-semantics.md §9 (and the cancel of §4), one row each: the facts the run
- * tells the gate, in order, and every decision the gate gives after each fact (a fact with no
+ * The ending rules of docs/run-semantics.md §9 (and the cancel of §4), one row each: the facts the
+ * run tells the gate, in order, and every decision the gate gives after each fact (a fact with no
  * decision shows {@code -}).
  */
 class RunGateTest {
