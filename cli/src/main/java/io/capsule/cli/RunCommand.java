@@ -87,7 +87,14 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
     if (traceDir != null) {
       settings =
           settings.withOverrides(
-              Map.of("capsule.run.work-root", traceDir.toAbsolutePath().toString()));
+              Map.of(
+                  "capsule.run.work-root",
+                  traceDir.toAbsolutePath().toString(),
+                  // A folder the user named holds their traces: retention never prunes it.
+                  "capsule.run.keep.count",
+                  String.valueOf(Integer.MAX_VALUE),
+                  "capsule.run.keep.age",
+                  "36500d"));
     }
     String taskId = "run-" + UUID.randomUUID().toString().substring(0, 8);
     RunRequest request =

@@ -94,6 +94,21 @@ class RunCommandTest {
     assertEquals("run_end", JSON.readTree(trace.get(trace.size() - 1)).get("event_type").asText());
   }
 
+  /** Retention (capsule.run.keep) cleans the work root, never a folder named by --trace-dir. */
+  @Test
+  void aTraceDirKeepsOlderRunsTheUserPutThere() throws IOException {
+    // a finished run from 2001 (its name carries its start), far past the default age of 7 days
+    Path old = Files.createDirectories(tmp.resolve("run-0ld-1000000000000-abc"));
+    Files.writeString(
+        old.resolve("trace.jsonl"),
+        "{\"event_type\":\"run_start\",\"timestamp\":\"x\"}\n"
+            + "{\"event_type\":\"run_end\",\"timestamp\":\"x\",\"outcome\":\"done\"}\n");
+    Cli.Result r =
+        Cli.run("run", Cli.HELLO.toString(), "--task", "Say hello", "--trace-dir", tmp.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(Files.exists(old.resolve("trace.jsonl")), "an older run in --trace-dir was pruned");
+  }
+
   @Test
   void humanOutputShowsTheStreamedAnswerAndTheSummary() {
     Cli.Result r = Cli.run("run", Cli.HELLO.toString(), "--task", "Say hello");
