@@ -195,6 +195,22 @@ class FirstHourTest {
   }
 
   @Test
+  void aHarnessThatAnswersWithItsResultAloneTookOneTurn() throws IOException {
+    Path capsule = capsule("t", "allow: [PATH]", resultOnly());
+    Cli.Result live = Cli.run("run", capsule.toString(), "--task", "x");
+    assertEquals(0, live.exit(), live.out() + live.err());
+    assertTrue(live.out().contains(" · 1 turn\n"), live.out());
+    assertFalse(live.out().contains("0 turns"), live.out());
+
+    Cli.Result json = Cli.run("run", capsule.toString(), "--task", "x", "--json");
+    assertEquals(0, json.exit(), json.err());
+    List<String> lines = json.out().lines().toList();
+    JsonNode finished = JSON.readTree(lines.get(lines.size() - 1));
+    assertEquals("hi", finished.get("result").asText());
+    assertEquals(1, finished.get("turns").asInt(), finished.toString());
+  }
+
+  @Test
   void usageThatWasNeverReportedIsShownAsNotReportedInBothViews() throws IOException {
     Path capsule = capsule("t", "allow: [PATH]", resultOnly());
     Cli.Result live = Cli.run("run", capsule.toString(), "--task", "x");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
+import io.capsule.driver.api.Event;
 import io.capsule.driver.api.FailureKind;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.javadsl.RunEvent;
@@ -52,7 +53,14 @@ class TurnLedgerTest {
           call:1:ls;result:1;call:2:ls;result:2;text:z          | 2        | 2     | max_turns
           call:1:ls;result:1;text:z;end:r                       | 2        | 2     | terminal
           text:a                                                | 0        | 0     | max_turns
-          delta:a;think:b;end:r                                 | 0        | 0     | terminal
+          delta:a;think:b;end:r                                 | 0        | 0     | max_turns
+          delta:a;think:b;end:                                  | 0        | 0     | terminal
+          end:r                                                 | -1       | 1     | terminal
+          end:                                                  | -1       | 0     | terminal
+          delta:a;delta:b;end:ab                                | -1       | 1     | terminal
+          usage:in=5;end:r                                      | 1        | 1     | terminal
+          call:1:ls;result:1;end:r                              | -1       | 1     | terminal
+          text:a;end:r                                          | 1        | 1     | terminal
           text:a;fail:quota                                     | -1       | 1     | terminal
           """)
   void opensAndClosesTurnsAsTheSpecSays(String script, long maxTurns, int turns, String ending) {
@@ -287,6 +295,26 @@ class TurnLedgerTest {
     List<TraceRecord> notes = l.finish();
     assertEquals(1, notes.size());
     assertEquals("2", notes.get(0).fields().get("id"));
+  }
+
+  @Test
+  void aResultAloneIsOneTurnThatCarriesTheUsageReportedBeforeIt() {
+    TurnLedger l = ledger(-1, -1);
+    LedgerStep step = l.apply(Script.parse("usage:in=4,out=2;end:the answer"), T0);
+    assertEquals(1, l.turns());
+    TraceRecord inference =
+        step.trace().stream().filter(r -> r.eventType().equals("inference")).findFirst().get();
+    assertEquals(1, inference.fields().get("turn"));
+    assertEquals("end_turn", inference.fields().get("decision"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> growth = (Map<String, Object>) inference.fields().get("usage_growth");
+    assertEquals(4L, growth.get("input"));
+
+    TurnLedger blank = ledger(-1, -1);
+    LedgerStep none = blank.apply(List.of(new Event.TurnEnd(" \n")), T0);
+    assertEquals(0, blank.turns(), "a blank result is no answer, so no turn");
+    assertTrue(none.trace().stream().noneMatch(r -> r.eventType().equals("inference")));
+    assertEquals(new Ending.Completed(" \n"), blank.ending().orElseThrow());
   }
 
   @Test
