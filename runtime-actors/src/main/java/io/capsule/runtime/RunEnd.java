@@ -2,6 +2,7 @@ package io.capsule.runtime;
 
 import io.capsule.config.diag.Code;
 import io.capsule.driver.api.Session;
+import io.capsule.driver.api.Usage;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.core.Ending;
 import io.capsule.runtime.core.TraceRecord;
@@ -67,12 +68,13 @@ final class RunEnd {
   static RunOutcome outcome(
       String taskId, Ending e, TurnLedger ledger, Optional<String> sessionId, Duration took) {
     return Outcomes.of(
-        taskId,
-        e,
-        ledger == null ? 0 : ledger.turns(),
-        ledger == null ? UsageSplit.ZERO : UsageSplits.of(ledger.usage()),
-        sessionId,
-        took);
+            taskId,
+            e,
+            ledger == null ? 0 : ledger.turns(),
+            ledger == null ? UsageSplit.ZERO : UsageSplits.of(ledger.usage()),
+            sessionId,
+            took)
+        .withUnreported(UsageSplits.unreported(ledger == null ? Usage.NONE : ledger.usage()));
   }
 
   static TraceRecord runEnd(RunOutcome outcome) {

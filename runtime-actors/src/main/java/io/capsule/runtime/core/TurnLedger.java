@@ -247,7 +247,9 @@ public final class TurnLedger {
     } else {
       pendingGrowth = UsageMeter.plus(pendingGrowth, growth);
     }
-    progress.add(new RunEvent.UsageUpdated(taskId, UsageSplits.of(meter.total())));
+    progress.add(
+        new RunEvent.UsageUpdated(
+            taskId, UsageSplits.of(meter.total()), UsageSplits.unreported(meter.total())));
   }
 
   /**

@@ -9,9 +9,14 @@ import io.capsule.driver.api.Event;
 import io.capsule.driver.api.FailureKind;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunEventJson;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -139,6 +144,45 @@ class TurnLedgerTest {
             + s.output()
             + ","
             + s.thinking());
+  }
+
+  @ParameterizedTest(name = "[{index}] {0} -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # usage reported                | the JSON form's usage (a member never reported is null)
+          in=10,out=7,cr=3,cc=2,th=4      | {"cache_read":3,"cache_write":2,"fresh_input":10,"output":3,"thinking":4}
+          in=10,out=7                     | {"cache_read":null,"cache_write":null,"fresh_input":10,"output":7,"thinking":null}
+          in=0,out=0,cr=0                 | {"cache_read":0,"cache_write":null,"fresh_input":0,"output":0,"thinking":null}
+          th=5                            | {"cache_read":null,"cache_write":null,"fresh_input":null,"output":null,"thinking":5}
+          none                            | {"cache_read":null,"cache_write":null,"fresh_input":null,"output":null,"thinking":null}
+          """)
+  void aMemberNeverReportedIsNullInTheJsonFormAndAReportedZeroStaysZero(String usage, String json) {
+    TurnLedger l = ledger(-1, -1);
+    LedgerStep step = l.apply(Script.parse("text:a;usage:" + usage + ";end:r"), T0);
+    RunEvent.UsageUpdated updated =
+        step.progress().stream()
+            .filter(e -> e instanceof RunEvent.UsageUpdated)
+            .map(e -> (RunEvent.UsageUpdated) e)
+            .findFirst()
+            .orElseThrow();
+    assertEquals(json, RunEventJson.toJson(updated).get("usage").toString());
+    assertFalse(RunEventJson.toJson(updated).has("unreported"), "the nulls say it");
+    RunOutcome outcome =
+        new RunOutcome(
+                "t1",
+                RunStatus.DONE,
+                Optional.of("r"),
+                l.turns(),
+                UsageSplits.of(l.usage()),
+                Optional.empty(),
+                Optional.empty(),
+                "the turn ended",
+                Optional.empty(),
+                Duration.ZERO)
+            .withUnreported(UsageSplits.unreported(l.usage()));
+    assertEquals(json, RunEventJson.outcome(outcome).get("usage").toString());
   }
 
   @ParameterizedTest(name = "[{index}] ceiling {1}: {0} -> {2}")
