@@ -227,6 +227,46 @@ class FirstHourTest {
   }
 
   @Test
+  void membersTheHarnessDidNotReportAreNotReportedMemberByMemberAndZerosStayZero()
+      throws IOException {
+    String harness =
+        "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
+            + "read -r line\n"
+            + "echo '{\"type\":\"result\",\"text\":\"hi\","
+            + "\"usage\":{\"fresh_input\":12,\"cache_read\":0,\"output\":5}}'";
+    Path capsule = capsule("t", "allow: [PATH]", harness);
+    Cli.Result live = Cli.run("run", capsule.toString(), "--task", "x");
+    assertEquals(0, live.exit(), live.out() + live.err());
+    assertTrue(
+        live.out()
+            .contains(
+                "tokens: fresh input 12, cache read 0, output 5"
+                    + " · not reported: cache write, thinking\n"),
+        live.out());
+
+    Cli.Result json = Cli.run("run", capsule.toString(), "--task", "x", "--json");
+    assertEquals(0, json.exit(), json.err());
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : json.out().lines().toList()) {
+      lines.add(JSON.readTree(line));
+    }
+    JsonNode updated =
+        lines.stream()
+            .filter(n -> n.get("event").asText().equals("usage_updated"))
+            .findFirst()
+            .get();
+    JsonNode finished = lines.get(lines.size() - 1);
+    for (JsonNode usage : List.of(updated.get("usage"), finished.get("usage"))) {
+      assertEquals(12, usage.get("fresh_input").asLong(), usage.toString());
+      assertTrue(usage.get("cache_read").isIntegralNumber(), "a reported 0 stays 0: " + usage);
+      assertEquals(0, usage.get("cache_read").asLong());
+      assertEquals(5, usage.get("output").asLong());
+      assertTrue(usage.get("cache_write").isNull(), usage.toString());
+      assertTrue(usage.get("thinking").isNull(), usage.toString());
+    }
+  }
+
+  @Test
   void toolCallsAndResultsAreCompactLinesInTheLiveView() throws IOException {
     String harness =
         "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
