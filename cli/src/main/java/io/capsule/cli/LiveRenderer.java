@@ -5,7 +5,12 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * What a person sees during {@code capsule run}: a status line while the harness starts, streamed
@@ -17,6 +22,7 @@ import java.util.Locale;
  */
 final class LiveRenderer {
   private static final int TOOL_PREVIEW = 100;
+  private static final String NOT_REPORTED = "not reported by the harness";
 
   private final PrintWriter out;
   private final boolean color;
@@ -109,7 +115,7 @@ final class LiveRenderer {
       line(paint("31", what) + " in " + seconds + " · " + turns + " · " + codeOf(o));
       line("  " + o.message());
     }
-    line("tokens: " + (usageReported ? usage(o.usage()) : "not reported by the harness"));
+    line("tokens: " + (usageReported ? usage(o.usage(), o.unreported()) : NOT_REPORTED));
     o.result()
         .filter(r -> !r.isBlank() && !r.strip().equals(lastMessage.strip()))
         .ifPresent(r -> line("result: " + r));
@@ -120,17 +126,33 @@ final class LiveRenderer {
     return o.failureType().or(o::code).orElse("");
   }
 
-  static String usage(UsageSplit u) {
-    return "fresh input "
-        + u.freshInput()
-        + ", cache read "
-        + u.cacheRead()
-        + ", cache write "
-        + u.cacheWrite()
-        + ", output "
-        + u.output()
-        + ", thinking "
-        + u.thinking();
+  /**
+   * The split's members with their counts, then the ones the driver never reported by name: those
+   * read 0 on the wire, but "not reported" is never shown as 0 (docs/run-semantics.md §7).
+   */
+  static String usage(UsageSplit u, Set<String> unreported) {
+    Map<String, Long> members = new LinkedHashMap<>();
+    members.put("fresh_input", u.freshInput());
+    members.put("cache_read", u.cacheRead());
+    members.put("cache_write", u.cacheWrite());
+    members.put("output", u.output());
+    members.put("thinking", u.thinking());
+    List<String> counted = new ArrayList<>();
+    List<String> missing = new ArrayList<>();
+    members.forEach(
+        (member, n) -> {
+          String words = member.replace('_', ' ');
+          if (unreported.contains(member)) {
+            missing.add(words);
+          } else {
+            counted.add(words + " " + n);
+          }
+        });
+    if (counted.isEmpty()) {
+      return NOT_REPORTED;
+    }
+    return String.join(", ", counted)
+        + (missing.isEmpty() ? "" : " · not reported: " + String.join(", ", missing));
   }
 
   private void text(String s) {

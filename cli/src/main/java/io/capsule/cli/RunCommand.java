@@ -186,9 +186,9 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
   }
 
   /**
-   * An event's JSON line. The outcome's usage is the wire form, where "not reported" reads as 0; a
-   * run whose harness reported no usage at all gets {@code "usage": null} instead, since a 0 there
-   * would claim the run was free.
+   * An event's JSON line. A usage member the harness never reported is already {@code null} there;
+   * a run whose harness reported no usage at all gets {@code "usage": null} as a whole, since zeros
+   * there would claim the run was free.
    */
   static String jsonLine(RunEvent e, boolean usageReported) {
     if (e instanceof RunEvent.Finished && !usageReported) {

@@ -195,6 +195,22 @@ class FirstHourTest {
   }
 
   @Test
+  void aHarnessThatAnswersWithItsResultAloneTookOneTurn() throws IOException {
+    Path capsule = capsule("t", "allow: [PATH]", resultOnly());
+    Cli.Result live = Cli.run("run", capsule.toString(), "--task", "x");
+    assertEquals(0, live.exit(), live.out() + live.err());
+    assertTrue(live.out().contains(" · 1 turn\n"), live.out());
+    assertFalse(live.out().contains("0 turns"), live.out());
+
+    Cli.Result json = Cli.run("run", capsule.toString(), "--task", "x", "--json");
+    assertEquals(0, json.exit(), json.err());
+    List<String> lines = json.out().lines().toList();
+    JsonNode finished = JSON.readTree(lines.get(lines.size() - 1));
+    assertEquals("hi", finished.get("result").asText());
+    assertEquals(1, finished.get("turns").asInt(), finished.toString());
+  }
+
+  @Test
   void usageThatWasNeverReportedIsShownAsNotReportedInBothViews() throws IOException {
     Path capsule = capsule("t", "allow: [PATH]", resultOnly());
     Cli.Result live = Cli.run("run", capsule.toString(), "--task", "x");
@@ -208,6 +224,46 @@ class FirstHourTest {
     JsonNode finished = JSON.readTree(lines.get(lines.size() - 1));
     assertEquals("finished", finished.get("event").asText());
     assertTrue(finished.get("usage").isNull(), finished.toString());
+  }
+
+  @Test
+  void membersTheHarnessDidNotReportAreNotReportedMemberByMemberAndZerosStayZero()
+      throws IOException {
+    String harness =
+        "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
+            + "read -r line\n"
+            + "echo '{\"type\":\"result\",\"text\":\"hi\","
+            + "\"usage\":{\"fresh_input\":12,\"cache_read\":0,\"output\":5}}'";
+    Path capsule = capsule("t", "allow: [PATH]", harness);
+    Cli.Result live = Cli.run("run", capsule.toString(), "--task", "x");
+    assertEquals(0, live.exit(), live.out() + live.err());
+    assertTrue(
+        live.out()
+            .contains(
+                "tokens: fresh input 12, cache read 0, output 5"
+                    + " · not reported: cache write, thinking\n"),
+        live.out());
+
+    Cli.Result json = Cli.run("run", capsule.toString(), "--task", "x", "--json");
+    assertEquals(0, json.exit(), json.err());
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : json.out().lines().toList()) {
+      lines.add(JSON.readTree(line));
+    }
+    JsonNode updated =
+        lines.stream()
+            .filter(n -> n.get("event").asText().equals("usage_updated"))
+            .findFirst()
+            .get();
+    JsonNode finished = lines.get(lines.size() - 1);
+    for (JsonNode usage : List.of(updated.get("usage"), finished.get("usage"))) {
+      assertEquals(12, usage.get("fresh_input").asLong(), usage.toString());
+      assertTrue(usage.get("cache_read").isIntegralNumber(), "a reported 0 stays 0: " + usage);
+      assertEquals(0, usage.get("cache_read").asLong());
+      assertEquals(5, usage.get("output").asLong());
+      assertTrue(usage.get("cache_write").isNull(), usage.toString());
+      assertTrue(usage.get("thinking").isNull(), usage.toString());
+    }
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.SerializationTestKit;
@@ -79,6 +80,9 @@ class CrossNodeMessagesTest {
         new RunEvent.TextDelta("t1", "a", "ab"),
         new RunEvent.ToolCalled("t1", "c1", "ls", "{}", 1),
         new RunEvent.UsageUpdated("t1", new UsageSplit(0, 0, 7, 1, 0)),
+        new RunEvent.UsageUpdated(
+            "t1", new UsageSplit(0, 0, 7, 1, 0), Set.of("cache_write", "thinking")),
+        outcome.withUnreported(Set.of("cache_read")),
         new RunEvent.QuotaUpdated(
             "t1",
             List.of(

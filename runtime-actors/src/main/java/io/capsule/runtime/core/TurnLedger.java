@@ -163,8 +163,7 @@ public final class TurnLedger {
     } else if (e instanceof Event.UsageReport u) {
       onUsage(u.usage());
     } else if (e instanceof Event.TurnEnd t) {
-      closeTurn();
-      decide(new Ending.Completed(t.result()));
+      onTurnEnd(t);
     } else if (e instanceof Event.TurnFailed f) {
       onTurnFailed(f);
     } else if (e instanceof Event.Note n) {
@@ -248,7 +247,22 @@ public final class TurnLedger {
     } else {
       pendingGrowth = UsageMeter.plus(pendingGrowth, growth);
     }
-    progress.add(new RunEvent.UsageUpdated(taskId, UsageSplits.of(meter.total())));
+    progress.add(
+        new RunEvent.UsageUpdated(
+            taskId, UsageSplits.of(meter.total()), UsageSplits.unreported(meter.total())));
+  }
+
+  /**
+   * A harness that answers with its result alone (no {@code text}, no tool call) still took a turn:
+   * a non-blank result when no turn ever opened opens and closes one here, under {@code max_turns}
+   * like any other (docs/run-semantics.md §7).
+   */
+  private void onTurnEnd(Event.TurnEnd t) {
+    if (turns == 0 && !t.result().isBlank() && !openTurnIfNeeded()) {
+      return;
+    }
+    closeTurn();
+    decide(new Ending.Completed(t.result()));
   }
 
   private void onTurnFailed(Event.TurnFailed f) {

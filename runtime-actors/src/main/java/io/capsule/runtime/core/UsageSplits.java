@@ -2,6 +2,8 @@ package io.capsule.runtime.core;
 
 import io.capsule.driver.api.Usage;
 import io.capsule.protocol.frame.UsageSplit;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /** The wire mapping of docs/run-semantics.md §7: driver usage → the five required integers. */
 public final class UsageSplits {
@@ -23,6 +25,30 @@ public final class UsageSplits {
         u64(u.input().orElse(0L)),
         Math.max(0L, output - thinking),
         thinking);
+  }
+
+  /**
+   * The wire members {@code u} leaves unreported: {@code output} follows the driver's {@code
+   * output}, the others their own member.
+   */
+  public static Set<String> unreported(Usage u) {
+    Set<String> none = new LinkedHashSet<>();
+    if (u.cacheRead().isEmpty()) {
+      none.add("cache_read");
+    }
+    if (u.cacheCreation().isEmpty()) {
+      none.add("cache_write");
+    }
+    if (u.input().isEmpty()) {
+      none.add("fresh_input");
+    }
+    if (u.output().isEmpty()) {
+      none.add("output");
+    }
+    if (u.thinking().isEmpty()) {
+      none.add("thinking");
+    }
+    return Set.copyOf(none);
   }
 
   /** A u64 above {@link Long#MAX_VALUE} reads negative in Java; the wire caps it instead. */

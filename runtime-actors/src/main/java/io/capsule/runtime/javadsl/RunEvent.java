@@ -4,6 +4,7 @@ import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.CapsuleSerializable;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a run tells whoever watches it, in order: the same facts the runner protocol sends as
@@ -131,8 +132,21 @@ public sealed interface RunEvent extends CapsuleSerializable {
     }
   }
 
-  /** Cumulative usage of the run so far, on the wire form. */
-  record UsageUpdated(String taskId, UsageSplit usage) implements RunEvent {
+  /**
+   * Cumulative usage of the run so far, on the wire form, and the wire members the driver never
+   * reported ({@code cache_write}, {@code thinking}, …): those read 0 in {@code usage} but are "not
+   * reported", never 0, in the JSON form and the live view (docs/run-semantics.md §7).
+   */
+  record UsageUpdated(String taskId, UsageSplit usage, Set<String> unreported) implements RunEvent {
+    public UsageUpdated {
+      unreported = Set.copyOf(unreported);
+    }
+
+    /** Every member reported. */
+    public UsageUpdated(String taskId, UsageSplit usage) {
+      this(taskId, usage, Set.of());
+    }
+
     @Override
     public String kind() {
       return "usage";

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import io.capsule.protocol.frame.UsageSplit;
+import java.util.Set;
 
 /**
  * The one JSON form of a run event: {@code capsule run --json} prints it, one object per line, and
@@ -13,7 +15,8 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
  * concatenates, and repeating the whole message in every line made the output quadratic in the
  * message's length. Each object has {@code "event"} (the record's name in snake case, e.g. {@code
  * text_delta}), {@code "kind"} (the runner protocol's progress kind) and the record's fields in
- * snake case; an absent optional is {@code null}. The last line is always {@code
+ * snake case; an absent optional is {@code null}. A {@code usage} member the driver never reported
+ * is {@code null}, not 0 (docs/run-semantics.md §7). The last line is always {@code
  * "event":"finished"} with the outcome.
  */
 public final class RunEventJson {
@@ -49,6 +52,10 @@ public final class RunEventJson {
       if (event instanceof RunEvent.TextDelta || event instanceof RunEvent.ThinkingDelta) {
         node.remove("so_far"); // see the class comment
       }
+      if (event instanceof RunEvent.UsageUpdated u) {
+        node.remove("unreported");
+        node.set("usage", usage(u.usage(), u.unreported()));
+      }
     }
     return node;
   }
@@ -60,12 +67,19 @@ public final class RunEventJson {
     n.put("status", o.status().wire());
     n.put("result", o.result().orElse(null));
     n.put("turns", o.turns());
-    n.set("usage", o.usage().toJson());
+    n.set("usage", usage(o.usage(), o.unreported()));
     n.put("code", o.code().orElse(null));
     n.put("failure_type", o.failureType().orElse(null));
     n.put("message", o.message());
     n.put("session_id", o.sessionId().orElse(null));
     n.put("duration_ms", o.duration().toMillis());
+    return n;
+  }
+
+  /** The wire split with each member the driver never reported as {@code null}. */
+  private static ObjectNode usage(UsageSplit split, Set<String> unreported) {
+    ObjectNode n = split.toJson();
+    unreported.forEach(n::putNull);
     return n;
   }
 

@@ -5,6 +5,7 @@ import io.capsule.runtime.CapsuleSerializable;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * How one run ended: exactly one per task, on every path.
@@ -20,6 +21,8 @@ import java.util.Optional;
  * @param message one line of what happened (the harness's or the runtime's words)
  * @param sessionId the harness session the run used (the reported one wins), when known
  * @param duration wall time from accept to outcome
+ * @param unreported the {@code usage} members the driver never reported: 0 on the wire, "not
+ *     reported" in the JSON form and the live view (docs/run-semantics.md §7)
  */
 public record RunOutcome(
     String taskId,
@@ -31,8 +34,35 @@ public record RunOutcome(
     Optional<String> failureType,
     String message,
     Optional<String> sessionId,
-    Duration duration)
+    Duration duration,
+    Set<String> unreported)
     implements CapsuleSerializable {
+
+  /** An outcome whose usage members were all reported (or nothing ran to report them). */
+  public RunOutcome(
+      String taskId,
+      RunStatus status,
+      Optional<String> result,
+      long turns,
+      UsageSplit usage,
+      Optional<String> code,
+      Optional<String> failureType,
+      String message,
+      Optional<String> sessionId,
+      Duration duration) {
+    this(
+        taskId,
+        status,
+        result,
+        turns,
+        usage,
+        code,
+        failureType,
+        message,
+        sessionId,
+        duration,
+        Set.of());
+  }
 
   public RunOutcome {
     Objects.requireNonNull(taskId, "taskId");
@@ -44,6 +74,23 @@ public record RunOutcome(
     Objects.requireNonNull(message, "message");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(duration, "duration");
+    unreported = Set.copyOf(unreported);
+  }
+
+  /** This outcome with {@code unreported} as the members the driver never reported. */
+  public RunOutcome withUnreported(Set<String> members) {
+    return new RunOutcome(
+        taskId,
+        status,
+        result,
+        turns,
+        usage,
+        code,
+        failureType,
+        message,
+        sessionId,
+        duration,
+        members);
   }
 
   /** Whether the task was canceled (the report's failure type is {@code canceled}). */

@@ -2,6 +2,7 @@ package io.capsule.runtime.run;
 
 import io.capsule.config.diag.Code;
 import io.capsule.driver.api.Session;
+import io.capsule.driver.api.Usage;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.CapsuleRuntime;
 import io.capsule.runtime.RunRequest;
@@ -69,12 +70,13 @@ final class RunEnd {
   static RunOutcome outcome(
       String taskId, Ending e, TurnLedger ledger, Optional<String> sessionId, Duration took) {
     return Outcomes.of(
-        taskId,
-        e,
-        ledger == null ? 0 : ledger.turns(),
-        ledger == null ? UsageSplit.ZERO : UsageSplits.of(ledger.usage()),
-        sessionId,
-        took);
+            taskId,
+            e,
+            ledger == null ? 0 : ledger.turns(),
+            ledger == null ? UsageSplit.ZERO : UsageSplits.of(ledger.usage()),
+            sessionId,
+            took)
+        .withUnreported(UsageSplits.unreported(ledger == null ? Usage.NONE : ledger.usage()));
   }
 
   static TraceRecord runEnd(RunOutcome outcome) {

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
+import io.capsule.driver.api.Event;
 import io.capsule.driver.api.FailureKind;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunEventJson;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -52,7 +58,14 @@ class TurnLedgerTest {
           call:1:ls;result:1;call:2:ls;result:2;text:z          | 2        | 2     | max_turns
           call:1:ls;result:1;text:z;end:r                       | 2        | 2     | terminal
           text:a                                                | 0        | 0     | max_turns
-          delta:a;think:b;end:r                                 | 0        | 0     | terminal
+          delta:a;think:b;end:r                                 | 0        | 0     | max_turns
+          delta:a;think:b;end:                                  | 0        | 0     | terminal
+          end:r                                                 | -1       | 1     | terminal
+          end:                                                  | -1       | 0     | terminal
+          delta:a;delta:b;end:ab                                | -1       | 1     | terminal
+          usage:in=5;end:r                                      | 1        | 1     | terminal
+          call:1:ls;result:1;end:r                              | -1       | 1     | terminal
+          text:a;end:r                                          | 1        | 1     | terminal
           text:a;fail:quota                                     | -1       | 1     | terminal
           """)
   void opensAndClosesTurnsAsTheSpecSays(String script, long maxTurns, int turns, String ending) {
@@ -131,6 +144,45 @@ class TurnLedgerTest {
             + s.output()
             + ","
             + s.thinking());
+  }
+
+  @ParameterizedTest(name = "[{index}] {0} -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # usage reported                | the JSON form's usage (a member never reported is null)
+          in=10,out=7,cr=3,cc=2,th=4      | {"cache_read":3,"cache_write":2,"fresh_input":10,"output":3,"thinking":4}
+          in=10,out=7                     | {"cache_read":null,"cache_write":null,"fresh_input":10,"output":7,"thinking":null}
+          in=0,out=0,cr=0                 | {"cache_read":0,"cache_write":null,"fresh_input":0,"output":0,"thinking":null}
+          th=5                            | {"cache_read":null,"cache_write":null,"fresh_input":null,"output":null,"thinking":5}
+          none                            | {"cache_read":null,"cache_write":null,"fresh_input":null,"output":null,"thinking":null}
+          """)
+  void aMemberNeverReportedIsNullInTheJsonFormAndAReportedZeroStaysZero(String usage, String json) {
+    TurnLedger l = ledger(-1, -1);
+    LedgerStep step = l.apply(Script.parse("text:a;usage:" + usage + ";end:r"), T0);
+    RunEvent.UsageUpdated updated =
+        step.progress().stream()
+            .filter(e -> e instanceof RunEvent.UsageUpdated)
+            .map(e -> (RunEvent.UsageUpdated) e)
+            .findFirst()
+            .orElseThrow();
+    assertEquals(json, RunEventJson.toJson(updated).get("usage").toString());
+    assertFalse(RunEventJson.toJson(updated).has("unreported"), "the nulls say it");
+    RunOutcome outcome =
+        new RunOutcome(
+                "t1",
+                RunStatus.DONE,
+                Optional.of("r"),
+                l.turns(),
+                UsageSplits.of(l.usage()),
+                Optional.empty(),
+                Optional.empty(),
+                "the turn ended",
+                Optional.empty(),
+                Duration.ZERO)
+            .withUnreported(UsageSplits.unreported(l.usage()));
+    assertEquals(json, RunEventJson.outcome(outcome).get("usage").toString());
   }
 
   @ParameterizedTest(name = "[{index}] ceiling {1}: {0} -> {2}")
@@ -287,6 +339,26 @@ class TurnLedgerTest {
     List<TraceRecord> notes = l.finish();
     assertEquals(1, notes.size());
     assertEquals("2", notes.get(0).fields().get("id"));
+  }
+
+  @Test
+  void aResultAloneIsOneTurnThatCarriesTheUsageReportedBeforeIt() {
+    TurnLedger l = ledger(-1, -1);
+    LedgerStep step = l.apply(Script.parse("usage:in=4,out=2;end:the answer"), T0);
+    assertEquals(1, l.turns());
+    TraceRecord inference =
+        step.trace().stream().filter(r -> r.eventType().equals("inference")).findFirst().get();
+    assertEquals(1, inference.fields().get("turn"));
+    assertEquals("end_turn", inference.fields().get("decision"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> growth = (Map<String, Object>) inference.fields().get("usage_growth");
+    assertEquals(4L, growth.get("input"));
+
+    TurnLedger blank = ledger(-1, -1);
+    LedgerStep none = blank.apply(List.of(new Event.TurnEnd(" \n")), T0);
+    assertEquals(0, blank.turns(), "a blank result is no answer, so no turn");
+    assertTrue(none.trace().stream().noneMatch(r -> r.eventType().equals("inference")));
+    assertEquals(new Ending.Completed(" \n"), blank.ending().orElseThrow());
   }
 
   @Test
