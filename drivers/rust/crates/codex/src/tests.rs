@@ -139,6 +139,7 @@ fn launch_runs_exec_json_with_the_task_on_a_closed_stdin_and_the_token_in_env() 
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.url=\"http://127.0.0.1:8767/mcp\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.bearer_token_env_var=\"CAPSULE_BRIDGE_TOKEN\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.required=true".to_owned()));
+    assert!(plan.args.contains(&"--config=mcp_servers.murmur.default_tools_approval_mode=\"approve\"".to_owned()));
     assert!(!plan.args.iter().any(|a| a.contains("golden-token")));
     assert_eq!(plan.env_set, vec![(TOKEN_ENV.to_owned(), "golden-token".to_owned())]);
     assert_eq!(plan.stdin, Some(b"Say hello.".to_vec()));
