@@ -33,6 +33,15 @@ fn auth401_transcript_retries_once_then_fails_with_kind_auth() {
     }
 }
 
+/// Recorded by real-harness's RealCodexIT: the bridge's `echo` called over MCP, then the answer.
+#[test]
+fn mcp_transcript_calls_the_bridge_tool_by_its_bare_name() {
+    let events = golden("mcp");
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCall(c) if c.id == "item_1" && c.name == "echo" && c.input == "{\"args\":[\"hello-bridge\"]}")));
+    assert!(events.iter().any(|e| matches!(e, Event::ToolResult(r) if r.id == "item_1" && r.output == "hello-bridge\n" && !r.is_error)));
+    assert_eq!(events.last(), Some(&Event::TurnEnd("The tool said hello-bridge.".to_owned())));
+}
+
 /// Recorded by real-harness's RealCodexIT: Codex 0.169.0's own wording after a 429.
 #[test]
 fn rate429_transcript_fails_with_kind_quota() {
