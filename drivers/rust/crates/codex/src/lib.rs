@@ -128,6 +128,10 @@ pub fn plan(request: &LaunchRequest) -> Result<LaunchPlan, String> {
         // initialized before the turn starts, and failing to is a startup error, not a turn
         // without tools.
         args.push(format!("--config={}.required=true", key));
+        // The bridge's tools are the capsule's own grants, checked by the runtime; an exec run
+        // cannot answer an approval ("MCP tool call requires approval, but approval policy is
+        // never"), so they are approved here, as Gemini's `trust` does.
+        args.push(format!("--config={}.default_tools_approval_mode=\"approve\"", key));
         env_set.push((TOKEN_ENV.to_owned(), bridge.bearer_token.clone()));
     }
     args.extend(config_string_list(&config, "extra_args")?);

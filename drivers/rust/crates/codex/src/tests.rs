@@ -33,6 +33,15 @@ fn auth401_transcript_retries_once_then_fails_with_kind_auth() {
     }
 }
 
+/// Recorded by real-harness's RealCodexIT: the bridge's `echo` called over MCP, then the answer.
+#[test]
+fn mcp_transcript_calls_the_bridge_tool_by_its_bare_name() {
+    let events = golden("mcp");
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCall(c) if c.id == "item_1" && c.name == "echo" && c.input == "{\"args\":[\"hello-bridge\"]}")));
+    assert!(events.iter().any(|e| matches!(e, Event::ToolResult(r) if r.id == "item_1" && r.output == "hello-bridge\n" && !r.is_error)));
+    assert_eq!(events.last(), Some(&Event::TurnEnd("The tool said hello-bridge.".to_owned())));
+}
+
 /// Recorded by real-harness's RealCodexIT: Codex 0.169.0's own wording after a 429.
 #[test]
 fn rate429_transcript_fails_with_kind_quota() {
@@ -139,6 +148,7 @@ fn launch_runs_exec_json_with_the_task_on_a_closed_stdin_and_the_token_in_env() 
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.url=\"http://127.0.0.1:8767/mcp\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.bearer_token_env_var=\"CAPSULE_BRIDGE_TOKEN\"".to_owned()));
     assert!(plan.args.contains(&"--config=mcp_servers.murmur.required=true".to_owned()));
+    assert!(plan.args.contains(&"--config=mcp_servers.murmur.default_tools_approval_mode=\"approve\"".to_owned()));
     assert!(!plan.args.iter().any(|a| a.contains("golden-token")));
     assert_eq!(plan.env_set, vec![(TOKEN_ENV.to_owned(), "golden-token".to_owned())]);
     assert_eq!(plan.stdin, Some(b"Say hello.".to_vec()));

@@ -50,13 +50,14 @@ final class RealGeminiIT {
             req -> GeminiStream.error(500, "INTERNAL", "no scripted reply"));
     home = Files.createDirectories(tmp.resolve("home"));
     Files.createDirectories(home.resolve(".gemini"));
-    runs = Suite.privateRunsDir();
+    // capsule run's stderr file goes next to the runs folder: inside the private folder too.
+    runs = Suite.privateRunsDir().resolve("runs");
   }
 
   @AfterEach
   void stop() throws IOException {
     api.close();
-    Suite.deleteTree(runs);
+    Suite.deleteTree(runs.getParent());
   }
 
   @Test

@@ -159,9 +159,12 @@ class BuiltinDriverLaunchTest {
             "--json",
             "--skip-git-repo-check",
             "--sandbox=workspace-write",
+            "--config=analytics.enabled=false",
             "--config=developer_instructions=\"You are a golden test.\"",
             "--config=mcp_servers.murmur.url=\"http://127.0.0.1:8767/mcp\"",
             "--config=mcp_servers.murmur.bearer_token_env_var=\"CAPSULE_BRIDGE_TOKEN\"",
+            "--config=mcp_servers.murmur.required=true",
+            "--config=mcp_servers.murmur.default_tools_approval_mode=\"approve\"",
             "-"),
         plan.args());
     assertEquals(List.of(new EnvVar("CAPSULE_BRIDGE_TOKEN", Golden.TOKEN)), plan.envSet());
@@ -196,12 +199,14 @@ class BuiltinDriverLaunchTest {
         plan.args());
     assertEquals(
         List.of(
+            new EnvVar("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "{files_dir}/settings.json"),
             new EnvVar("GEMINI_SYSTEM_MD", "{files_dir}/system.md"),
-            new EnvVar("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "{files_dir}/settings.json")),
+            new EnvVar("GEMINI_TELEMETRY_ENABLED", "false")),
         plan.envSet());
-    assertEquals(new DriverFile("system.md", "You are a golden test."), plan.files().get(0));
-    JsonNode settings = json(plan.files().get(1).contents());
-    assertEquals("settings.json", plan.files().get(1).name());
+    assertEquals(new DriverFile("system.md", "You are a golden test."), plan.files().get(1));
+    JsonNode settings = json(plan.files().get(0).contents());
+    assertEquals("settings.json", plan.files().get(0).name());
+    assertEquals(3, settings.get("general").get("maxAttempts").asInt());
     JsonNode server = settings.get("mcpServers").get("murmur");
     assertEquals("http://127.0.0.1:8767/mcp", server.get("httpUrl").asText());
     assertEquals("Bearer golden-token", server.get("headers").get("Authorization").asText());
