@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
@@ -50,7 +51,8 @@ import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * The reference hub's HTTP API next to the runner endpoint. Every request carries a bearer token of
- * the hub's project ({@code capsule hub token}); JSON in and out.
+ * the hub's project with the api or admin scope ({@code capsule hub token --scope api}; a runner
+ * token gets 403, E-PRO-012); JSON in and out.
  *
  * <ul>
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
@@ -135,6 +137,17 @@ final class HubApi {
             TokenClaims claims = tokens.verify(token.orElse(""));
             if (!claims.projectId().equals(projectId)) {
               return json(StatusCodes.FORBIDDEN, error("the token is for another project"));
+            }
+            if (!claims.scope().usesTaskApi()) {
+              // A runner token opens only the runner endpoint: a leaked runner credential must
+              // not submit or cancel work.
+              return json(
+                  StatusCodes.FORBIDDEN,
+                  error(
+                      Diagnostic.of(
+                              Code.E_PRO_012,
+                              "a '" + claims.scope().claim() + "' token cannot use the task API")
+                          .toString()));
             }
           } catch (DiagnosticException e) {
             return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
