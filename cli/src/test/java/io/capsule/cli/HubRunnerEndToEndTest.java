@@ -107,6 +107,20 @@ class HubRunnerEndToEndTest {
     // Resuming from an event id gives exactly the rest, once.
     List<HubApiClient.Sse> tail = api.follow("t-hello", events.size() - 3);
     assertEquals(events.subList(events.size() - 3, events.size()), tail);
+
+    // The list filters by state and by capsule, exactly.
+    assertTrue(ids(api.get("/v1/tasks?capsule=hello&state=done")).contains("t-hello"));
+    assertTrue(!ids(api.get("/v1/tasks?capsule=slow")).contains("t-hello"));
+    assertTrue(!ids(api.get("/v1/tasks?state=running")).contains("t-hello"));
+    for (JsonNode t : api.get("/v1/tasks?capsule=hello")) {
+      assertEquals("hello", t.get("capsule").asText(), t.toString());
+    }
+  }
+
+  private static List<String> ids(JsonNode tasks) {
+    List<String> out = new java.util.ArrayList<>();
+    tasks.forEach(t -> out.add(t.get("id").asText()));
+    return out;
   }
 
   @Test

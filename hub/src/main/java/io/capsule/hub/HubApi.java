@@ -58,8 +58,8 @@ import org.apache.pekko.stream.javadsl.Source;
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
  *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
  *       role}; assigned to that runner or the first connected one: 201, or 503 with none.
- *   <li>{@code GET /v1/tasks}: every task, by id: id, capsule, runner, state, events, whether a
- *       cancel was requested (no bodies).
+ *   <li>{@code GET /v1/tasks[?state=S][&capsule=C]}: every task (or those in state S, of capsule
+ *       C), by id: id, capsule, runner, state, events, whether a cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
  *   <li>{@code POST /v1/tasks/{id}/cancel}: 202 when a cancel was sent, 409 after the report.
  *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
@@ -107,7 +107,16 @@ final class HubApi {
                             pathEndOrSingleSlash(
                                 () ->
                                     concat(
-                                        get(() -> authorized(this::list)),
+                                        get(
+                                            () ->
+                                                parameterOptional(
+                                                    "state",
+                                                    state ->
+                                                        parameterOptional(
+                                                            "capsule",
+                                                            capsule ->
+                                                                authorized(
+                                                                    () -> list(state, capsule))))),
                                         post(
                                             () ->
                                                 entity(
@@ -254,10 +263,18 @@ final class HubApi {
         .min(Comparator.comparing(RunnerKey::runnerId));
   }
 
-  /** Every task the hub knows (a restarted hub: every task in its journal), by id. */
-  private Route list() {
+  /**
+   * Every task the hub knows (a restarted hub: every task in its journal), by id; {@code ?state=}
+   * and {@code ?capsule=} keep only the tasks whose state or capsule is exactly that.
+   */
+  private Route list(Optional<String> state, Optional<String> capsule) {
     ArrayNode out = JSON.createArrayNode();
-    book.all().stream().sorted(Comparator.comparing(t -> t.id)).forEach(t -> out.add(t.summary()));
+    book.all().stream()
+        .sorted(Comparator.comparing(t -> t.id))
+        .map(TaskBook.Task::summary)
+        .filter(n -> state.isEmpty() || state.get().equals(n.get("state").asText()))
+        .filter(n -> capsule.isEmpty() || capsule.get().equals(n.get("capsule").asText()))
+        .forEach(out::add);
     return json(StatusCodes.OK, out);
   }
 
