@@ -20,15 +20,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.placement.Placement;
+import io.capsule.hub.placement.RunnerView;
+import io.capsule.hub.placement.Verdict;
+import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
+import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
@@ -199,12 +205,20 @@ final class HubApi {
     } catch (DiagnosticException e) {
       return json(StatusCodes.BAD_REQUEST, error(e.diagnostic().toString()));
     }
-    Optional<RunnerKey> runner = pickRunner(req.path("runner").asText(""));
-    if (runner.isEmpty()) {
+    String capsuleName = req.get("capsule").asText();
+    Verdict verdict = place(spec.id(), capsuleName, req.path("runner").asText(""));
+    if (verdict instanceof Verdict.NoSuchRunner none) {
+      return json(
+          StatusCodes.NOT_FOUND,
+          error("no runner '" + none.runnerId() + "' is known in project " + projectId));
+    }
+    if (verdict instanceof Verdict.Wait wait) {
       return json(
           StatusCodes.SERVICE_UNAVAILABLE,
-          error("no runner of project " + projectId + " is connected"));
+          error("no runner of project " + projectId + " can take it now: " + wait.reason()));
     }
+    Optional<RunnerKey> runner =
+        Optional.of(new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId()));
     ObjectNode invocation = JSON.createObjectNode();
     invocation.put("backend", "capsule:" + req.get("capsule").asText());
     copyText(req, invocation, "model");
@@ -255,12 +269,28 @@ final class HubApi {
     return b.build();
   }
 
-  private Optional<RunnerKey> pickRunner(String wanted) {
-    return hub.runners(projectId).stream()
-        .filter(RunnerInfo::connected)
-        .map(RunnerInfo::key)
-        .filter(k -> wanted.isEmpty() || k.runnerId().equals(wanted))
-        .min(Comparator.comparing(RunnerKey::runnerId));
+  /**
+   * Where the task goes now ({@link Placement#plan}): a connected runner that announced its capsule
+   * (or no capsules at all) and has a free slot, least loaded first; only the named runner when
+   * {@code wanted} names one.
+   */
+  private Verdict place(String taskId, String capsule, String wanted) {
+    List<RunnerView> views =
+        hub.runners(projectId).stream()
+            .map(
+                r -> {
+                  Capabilities.Announced a = Capabilities.announced(r.capabilities());
+                  return new RunnerView(
+                      r.key().runnerId(),
+                      a.capsules(),
+                      a.slots(),
+                      r.openTasks().size(),
+                      r.connected());
+                })
+            .toList();
+    Waiting waiting =
+        wanted.isEmpty() ? Waiting.any(taskId, capsule) : Waiting.on(taskId, capsule, wanted);
+    return Placement.plan(List.of(waiting), views).get(0);
   }
 
   /**
