@@ -212,11 +212,17 @@ class HubRestartEndToEndTest {
 
   // --- the hub process ---
 
+  /** Where the hub process keeps its state: an H2 file under the work directory. */
+  List<String> storeArgs() throws Exception {
+    return List.of("--state-dir", state.toString());
+  }
+
   /** Starts {@code capsule hub} and returns once it listens (it prints its URLs then). */
   private Process startHub() throws Exception {
     hubOutput.clear();
-    Process p =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
                 System.getProperty("java.class.path"),
@@ -227,9 +233,10 @@ class HubRestartEndToEndTest {
                 "--project",
                 PROJECT,
                 "--secret-file",
-                secret.toString(),
-                "--state-dir",
-                state.toString())
+                secret.toString()));
+    command.addAll(storeArgs());
+    Process p =
+        new ProcessBuilder(command)
             .redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("hub.log").toFile()))
             .start();
     CompletableFuture<Void> listening = new CompletableFuture<>();
