@@ -27,7 +27,6 @@ import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
@@ -278,15 +277,9 @@ final class HubApi {
     List<RunnerView> views =
         hub.runners(projectId).stream()
             .map(
-                r -> {
-                  Capabilities.Announced a = Capabilities.announced(r.capabilities());
-                  return new RunnerView(
-                      r.key().runnerId(),
-                      a.capsules(),
-                      a.slots(),
-                      r.openTasks().size(),
-                      r.connected());
-                })
+                r ->
+                    RunnerView.announced(
+                        r.key().runnerId(), r.capabilities(), r.openTasks().size(), r.connected()))
             .toList();
     Waiting waiting =
         wanted.isEmpty() ? Waiting.any(taskId, capsule) : Waiting.on(taskId, capsule, wanted);
