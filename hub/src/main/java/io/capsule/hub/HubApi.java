@@ -71,7 +71,8 @@ import org.apache.pekko.stream.javadsl.Source;
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
  *       ?after=N}.
- *   <li>{@code GET /v1/runners}: every runner the hub knows.
+ *   <li>{@code GET /v1/runners}: every runner the hub knows: id, connected, its capabilities, the
+ *       capsules and slots it announced (as placement reads them), its open tasks and how many.
  * </ul>
  */
 final class HubApi {
@@ -185,6 +186,14 @@ final class HubApi {
     n.put("runner_version", r.runnerVersion());
     r.capabilities().forEach(n.putArray("capabilities")::add);
     r.openTasks().stream().sorted().forEach(n.putArray("open_tasks")::add);
+    // What placement sees (the capabilities convention read once, by RunnerView.announced): an
+    // empty capsule list means the runner announced none and takes any capsule.
+    RunnerView view =
+        RunnerView.announced(
+            r.key().runnerId(), r.capabilities(), r.openTasks().size(), r.connected());
+    view.capsules().stream().sorted().forEach(n.putArray("capsules")::add);
+    n.put("slots", view.slots());
+    n.put("running", view.running());
     return n;
   }
 

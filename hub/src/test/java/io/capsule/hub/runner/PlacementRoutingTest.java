@@ -3,6 +3,8 @@ package io.capsule.hub.runner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.protocol.token.TokenScope;
 import java.net.URI;
@@ -83,6 +85,33 @@ class PlacementRoutingTest {
     assertTrue(
         alpha.received.stream().noneMatch(s -> s.contains("task.assign")),
         "alpha got nothing else: " + alpha.received);
+  }
+
+  @Test
+  void theRunnersListShowsWhatPlacementSeesOfEachRunner() throws Exception {
+    assertEquals(201, submit("{\"capsule\":\"gamma\",\"goal\":\"g\",\"id\":\"t-g\"}").statusCode());
+    String token =
+        WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/runners"))
+                .header("Authorization", "Bearer " + token)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode());
+    JsonNode runners = new ObjectMapper().readTree(r.body());
+    assertEquals(2, runners.size(), r.body());
+    JsonNode a = runners.get(0);
+    JsonNode b = runners.get(1);
+    assertEquals("r-alpha", a.get("id").asText());
+    assertEquals("[\"alpha\"]", a.get("capsules").toString());
+    assertEquals(1, a.get("slots").asInt());
+    assertEquals(0, a.get("running").asInt());
+    assertEquals("r-beta", b.get("id").asText());
+    assertEquals("[\"beta\",\"gamma\"]", b.get("capsules").toString());
+    assertEquals(2, b.get("slots").asInt());
+    assertEquals(1, b.get("running").asInt());
+    assertEquals("[\"t-g\"]", b.get("open_tasks").toString());
   }
 
   @Test
