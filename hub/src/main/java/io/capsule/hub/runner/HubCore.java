@@ -298,10 +298,16 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         return; // over the budget: the connection closes, the runner replays what was held
       }
       boolean reportSeen = f instanceof TaskReport;
+      // What one frame applies (itself, and the held ones a filled gap releases) is stored in
+      // one write: a task's entity keeps it all or none.
+      List<HubJournal.Entry> batch =
+          r.applied().stream()
+              .map(applied -> new HubJournal.Entry(key, Direction.APPLIED, applied))
+              .toList();
+      if (!batch.isEmpty() && !recordAll(batch)) {
+        return; // not kept, so neither published nor acked: the runner replays it to the next hub
+      }
       for (SequencedFrame applied : r.applied()) {
-        if (!record(key, Direction.APPLIED, applied)) {
-          return; // not kept, so neither published nor acked: the runner replays it to the next hub
-        }
         c.appliedSinceAck++;
         if (applied instanceof TaskReport rep) {
           s.openTasks.remove(rep.taskId());
@@ -481,8 +487,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   /** Journals one entry before it has any effect; false (and the failure kept) when it cannot. */
   private boolean record(RunnerKey key, Direction direction, SequencedFrame frame) {
+    return recordAll(List.of(new HubJournal.Entry(key, direction, frame)));
+  }
+
+  /** Journals entries that arrived together, in one write where the journal can. */
+  private boolean recordAll(List<HubJournal.Entry> entries) {
     try {
-      journal.append(new HubJournal.Entry(key, direction, frame));
+      journal.appendAll(entries);
       return true;
     } catch (ProtocolException e) {
       journalFailure = e;
