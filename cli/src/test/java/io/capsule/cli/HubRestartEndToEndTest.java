@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.token.TokenScope;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -53,7 +54,8 @@ class HubRestartEndToEndTest {
   private ActorSystem<Void> runnerSystem;
   private RunnerNode runner;
   private HubApiClient api;
-  private String token;
+  private String token; // the runner's
+  private String apiToken; // the task API's
 
   @BeforeAll
   void start() throws Exception {
@@ -71,7 +73,8 @@ class HubRestartEndToEndTest {
     hubProcess = startHub();
     ProjectTokens tokens = new ProjectTokens(Files.readAllBytes(secret), Duration.ofSeconds(30));
     token = tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(30));
-    api = new HubApiClient("http://127.0.0.1:" + port, token);
+    apiToken = tokens.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(30));
+    api = new HubApiClient("http://127.0.0.1:" + port, apiToken);
     startRunner();
   }
 
@@ -209,11 +212,17 @@ class HubRestartEndToEndTest {
 
   // --- the hub process ---
 
+  /** Where the hub process keeps its state: an H2 file under the work directory. */
+  List<String> storeArgs() throws Exception {
+    return List.of("--state-dir", state.toString());
+  }
+
   /** Starts {@code capsule hub} and returns once it listens (it prints its URLs then). */
   private Process startHub() throws Exception {
     hubOutput.clear();
-    Process p =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
                 System.getProperty("java.class.path"),
@@ -224,9 +233,10 @@ class HubRestartEndToEndTest {
                 "--project",
                 PROJECT,
                 "--secret-file",
-                secret.toString(),
-                "--state-dir",
-                state.toString())
+                secret.toString()));
+    command.addAll(storeArgs());
+    Process p =
+        new ProcessBuilder(command)
             .redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("hub.log").toFile()))
             .start();
     CompletableFuture<Void> listening = new CompletableFuture<>();

@@ -8,6 +8,7 @@ import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.token.TokenScope;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.Disconnect;
@@ -50,7 +51,8 @@ class HubRunnerEndToEndTest {
   private ActorSystem<Void> runnerSystem;
   private ReferenceHub hub;
   private RunnerNode runner;
-  private String token;
+  private String token; // the runner's
+  private String apiToken; // the task API's
   private HubApiClient api;
   private final BlockingQueue<HubLink.TaskNotice> notices = new LinkedBlockingQueue<>();
 
@@ -63,6 +65,7 @@ class HubRunnerEndToEndTest {
     CapsuleSettings settings = CapsuleSettings.load();
     ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
     token = tokens.issue(PROJECT, Optional.empty(), Duration.ofMinutes(30));
+    apiToken = tokens.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(30));
     hubSystem = ActorSystem.create(Behaviors.empty(), "hub");
     runnerSystem = ActorSystem.create(Behaviors.empty(), "runner");
     hub =
@@ -70,7 +73,7 @@ class HubRunnerEndToEndTest {
                 hubSystem, RuntimeWiring.protocol(settings), tokens, PROJECT, "127.0.0.1", 0)
             .toCompletableFuture()
             .get(30, TimeUnit.SECONDS);
-    api = new HubApiClient(hub.apiUrl(), token);
+    api = new HubApiClient(hub.apiUrl(), apiToken);
     runner =
         TestCapsules.connectedRunner(
             runnerSystem, settings, hub.runnerUrl(), PROJECT, token, capsules, notices::add);
@@ -104,6 +107,20 @@ class HubRunnerEndToEndTest {
     // Resuming from an event id gives exactly the rest, once.
     List<HubApiClient.Sse> tail = api.follow("t-hello", events.size() - 3);
     assertEquals(events.subList(events.size() - 3, events.size()), tail);
+
+    // The list filters by state and by capsule, exactly.
+    assertTrue(ids(api.get("/v1/tasks?capsule=hello&state=done")).contains("t-hello"));
+    assertTrue(!ids(api.get("/v1/tasks?capsule=slow")).contains("t-hello"));
+    assertTrue(!ids(api.get("/v1/tasks?state=running")).contains("t-hello"));
+    for (JsonNode t : api.get("/v1/tasks?capsule=hello")) {
+      assertEquals("hello", t.get("capsule").asText(), t.toString());
+    }
+  }
+
+  private static List<String> ids(JsonNode tasks) {
+    List<String> out = new java.util.ArrayList<>();
+    tasks.forEach(t -> out.add(t.get("id").asText()));
+    return out;
   }
 
   @Test
@@ -160,7 +177,7 @@ class HubRunnerEndToEndTest {
         api.submitRaw("{\"capsule\":\"hello\",\"id\":\"t-huge\",\"goal\":\"" + goal + "\"}");
     assertEquals(413, r.statusCode(), r.body().substring(0, Math.min(300, r.body().length())));
     assertTrue(r.body().contains("E-PRO-005"), r.body());
-    assertEquals(404, api.getAs("/v1/tasks/t-huge", token).statusCode(), "nothing was kept");
+    assertEquals(404, api.getAs("/v1/tasks/t-huge", apiToken).statusCode(), "nothing was kept");
     api.submit("{\"capsule\":\"hello\",\"goal\":\"Say hello\",\"id\":\"t-after-huge\"}");
     List<HubApiClient.Sse> events = api.follow("t-after-huge", 0);
     assertEquals("done", events.get(events.size() - 1).data().get("status").asText());
@@ -212,6 +229,19 @@ class HubRunnerEndToEndTest {
         + " /dev/zero | tr '\\0' a)\n"
         + "printf '{\"type\":\"delta\",\"text\":\"%s\"}\\n' \"$big\"\n"
         + "printf '{\"type\":\"result\",\"text\":\"%s\"}\\n' \"$big\"\n";
+  }
+
+  @Test
+  void theTaskApiAdmitsApiAndAdminTokensAndRefusesARunnerToken() throws Exception {
+    ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
+    for (String route : new String[] {"/v1/tasks", "/v1/runners", "/v1/tasks/nope"}) {
+      HttpResponse<String> runnerToken = api.getAs(route, token);
+      assertEquals(403, runnerToken.statusCode(), route);
+      assertTrue(runnerToken.body().contains("E-PRO-012"), runnerToken.body());
+    }
+    String admin = tokens.issue(PROJECT, Optional.empty(), TokenScope.ADMIN, Duration.ofMinutes(5));
+    assertEquals(200, api.getAs("/v1/tasks", apiToken).statusCode());
+    assertEquals(200, api.getAs("/v1/tasks", admin).statusCode());
   }
 
   @Test

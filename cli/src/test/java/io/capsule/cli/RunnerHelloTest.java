@@ -1,6 +1,7 @@
 package io.capsule.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.codec.FrameCodec;
@@ -93,6 +94,26 @@ class RunnerHelloTest {
       system.terminate();
       system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
+  }
+
+  @Test
+  void moreMaxRunsThanASlotAnnouncementMayCarryIsAUsageError() throws Exception {
+    Path token = Files.writeString(capsules.resolve("token"), "a.b.c");
+    Cli.Result r =
+        Cli.run(
+            "runner",
+            "--hub",
+            "ws://127.0.0.1:9/v1/runner",
+            "--token-file",
+            token.toString(),
+            "--capsules",
+            capsules.toString(),
+            "--project",
+            "demo",
+            "--max-runs",
+            "4097");
+    assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+    assertTrue(r.err().contains("--max-runs must be 1..4096"), r.err());
   }
 
   private static HttpResponse recordFirstFrame(

@@ -82,14 +82,16 @@ final class TestCapsules {
     Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
   }
 
-  /** Speaks, then works for 30 s unless interrupted; SIGINT ends the turn as canceled. */
+  /** Speaks, then works for 3 min unless interrupted; SIGINT ends the turn as canceled. */
   static String slowHarness() {
     return "#!/bin/sh\n"
         + "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
         + "read -r turn\n"
         + "trap 'echo \"{\\\"type\\\":\\\"error\\\",\\\"kind\\\":\\\"canceled\\\",\\\"message\\\":\\\"stopped\\\"}\"; exit 130' INT\n"
         + "echo '{\"type\":\"delta\",\"text\":\"working\"}'\n"
-        + "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done\n"
+        // 3 minutes: every test cancels it; it must outlive a hub restart (a new JVM joining its
+        // cluster of one and reading its store) on a machine at load 17, which took over 30 s.
+        + "i=0; while [ $i -lt 1800 ]; do sleep 0.1; i=$((i+1)); done\n"
         + "echo '{\"type\":\"result\",\"text\":\"too late\"}'\n";
   }
 

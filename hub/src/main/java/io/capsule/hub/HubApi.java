@@ -18,7 +18,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.placement.Placement;
+import io.capsule.hub.placement.RunnerView;
+import io.capsule.hub.placement.Verdict;
+import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
@@ -28,6 +33,7 @@ import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
@@ -50,21 +56,23 @@ import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * The reference hub's HTTP API next to the runner endpoint. Every request carries a bearer token of
- * the hub's project ({@code capsule hub token}); JSON in and out.
+ * the hub's project with the api or admin scope ({@code capsule hub token --scope api}; a runner
+ * token gets 403, E-PRO-012); JSON in and out.
  *
  * <ul>
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
  *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
  *       role}; assigned to that runner or the first connected one: 201, or 503 with none.
- *   <li>{@code GET /v1/tasks}: every task, by id: id, capsule, runner, state, events, whether a
- *       cancel was requested (no bodies).
+ *   <li>{@code GET /v1/tasks[?state=S][&capsule=C]}: every task (or those in state S, of capsule
+ *       C), by id: id, capsule, runner, state, events, whether a cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
  *   <li>{@code POST /v1/tasks/{id}/cancel}: 202 when a cancel was sent, 409 after the report.
  *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
  *       ?after=N}.
- *   <li>{@code GET /v1/runners}: every runner the hub knows.
+ *   <li>{@code GET /v1/runners}: every runner the hub knows: id, connected, its capabilities, the
+ *       capsules and slots it announced (as placement reads them), its open tasks and how many.
  * </ul>
  */
 final class HubApi {
@@ -105,7 +113,16 @@ final class HubApi {
                             pathEndOrSingleSlash(
                                 () ->
                                     concat(
-                                        get(() -> authorized(this::list)),
+                                        get(
+                                            () ->
+                                                parameterOptional(
+                                                    "state",
+                                                    state ->
+                                                        parameterOptional(
+                                                            "capsule",
+                                                            capsule ->
+                                                                authorized(
+                                                                    () -> list(state, capsule))))),
                                         post(
                                             () ->
                                                 entity(
@@ -136,6 +153,17 @@ final class HubApi {
             if (!claims.projectId().equals(projectId)) {
               return json(StatusCodes.FORBIDDEN, error("the token is for another project"));
             }
+            if (!claims.scope().usesTaskApi()) {
+              // A runner token opens only the runner endpoint: a leaked runner credential must
+              // not submit or cancel work.
+              return json(
+                  StatusCodes.FORBIDDEN,
+                  error(
+                      Diagnostic.of(
+                              Code.E_PRO_012,
+                              "a '" + claims.scope().claim() + "' token cannot use the task API")
+                          .toString()));
+            }
           } catch (DiagnosticException e) {
             return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
           }
@@ -158,6 +186,14 @@ final class HubApi {
     n.put("runner_version", r.runnerVersion());
     r.capabilities().forEach(n.putArray("capabilities")::add);
     r.openTasks().stream().sorted().forEach(n.putArray("open_tasks")::add);
+    // What placement sees (the capabilities convention read once, by RunnerView.announced): an
+    // empty capsule list means the runner announced none and takes any capsule.
+    RunnerView view =
+        RunnerView.announced(
+            r.key().runnerId(), r.capabilities(), r.openTasks().size(), r.connected());
+    view.capsules().stream().sorted().forEach(n.putArray("capsules")::add);
+    n.put("slots", view.slots());
+    n.put("running", view.running());
     return n;
   }
 
@@ -177,12 +213,20 @@ final class HubApi {
     } catch (DiagnosticException e) {
       return json(StatusCodes.BAD_REQUEST, error(e.diagnostic().toString()));
     }
-    Optional<RunnerKey> runner = pickRunner(req.path("runner").asText(""));
-    if (runner.isEmpty()) {
+    String capsuleName = req.get("capsule").asText();
+    Verdict verdict = place(spec.id(), capsuleName, req.path("runner").asText(""));
+    if (verdict instanceof Verdict.NoSuchRunner none) {
+      return json(
+          StatusCodes.NOT_FOUND,
+          error("no runner '" + none.runnerId() + "' is known in project " + projectId));
+    }
+    if (verdict instanceof Verdict.Wait wait) {
       return json(
           StatusCodes.SERVICE_UNAVAILABLE,
-          error("no runner of project " + projectId + " is connected"));
+          error("no runner of project " + projectId + " can take it now: " + wait.reason()));
     }
+    Optional<RunnerKey> runner =
+        Optional.of(new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId()));
     ObjectNode invocation = JSON.createObjectNode();
     invocation.put("backend", "capsule:" + req.get("capsule").asText());
     copyText(req, invocation, "model");
@@ -233,18 +277,36 @@ final class HubApi {
     return b.build();
   }
 
-  private Optional<RunnerKey> pickRunner(String wanted) {
-    return hub.runners(projectId).stream()
-        .filter(RunnerInfo::connected)
-        .map(RunnerInfo::key)
-        .filter(k -> wanted.isEmpty() || k.runnerId().equals(wanted))
-        .min(Comparator.comparing(RunnerKey::runnerId));
+  /**
+   * Where the task goes now ({@link Placement#plan}): a connected runner that announced its capsule
+   * (or no capsules at all) and has a free slot, least loaded first; only the named runner when
+   * {@code wanted} names one.
+   */
+  private Verdict place(String taskId, String capsule, String wanted) {
+    List<RunnerView> views =
+        hub.runners(projectId).stream()
+            .map(
+                r ->
+                    RunnerView.announced(
+                        r.key().runnerId(), r.capabilities(), r.openTasks().size(), r.connected()))
+            .toList();
+    Waiting waiting =
+        wanted.isEmpty() ? Waiting.any(taskId, capsule) : Waiting.on(taskId, capsule, wanted);
+    return Placement.plan(List.of(waiting), views).get(0);
   }
 
-  /** Every task the hub knows (a restarted hub: every task in its journal), by id. */
-  private Route list() {
+  /**
+   * Every task the hub knows (a restarted hub: every task in its journal), by id; {@code ?state=}
+   * and {@code ?capsule=} keep only the tasks whose state or capsule is exactly that.
+   */
+  private Route list(Optional<String> state, Optional<String> capsule) {
     ArrayNode out = JSON.createArrayNode();
-    book.all().stream().sorted(Comparator.comparing(t -> t.id)).forEach(t -> out.add(t.summary()));
+    book.all().stream()
+        .sorted(Comparator.comparing(t -> t.id))
+        .map(TaskBook.Task::summary)
+        .filter(n -> state.isEmpty() || state.get().equals(n.get("state").asText()))
+        .filter(n -> capsule.isEmpty() || capsule.get().equals(n.get("capsule").asText()))
+        .forEach(out::add);
     return json(StatusCodes.OK, out);
   }
 

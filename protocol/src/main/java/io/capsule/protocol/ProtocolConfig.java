@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param backoffJitter random extra fraction of each delay (0.2 = up to +20 %)
  * @param tokenClockSkew tolerance when checking a token's {@code exp} and {@code iat}
  * @param outboundQueue socket-side write queue per connection (frames); writes wait when full
+ * @param heldBytesBudget most bytes of out-of-order frames a hub holds for one runner, over all its
+ *     tasks; past it the hub drops them and closes the connection (the runner replays them)
  */
 public record ProtocolConfig(
     int frameCapBytes,
@@ -37,7 +39,8 @@ public record ProtocolConfig(
     Duration backoffMax,
     double backoffJitter,
     Duration tokenClockSkew,
-    int outboundQueue) {
+    int outboundQueue,
+    long heldBytesBudget) {
 
   /** 1 MiB: the spec's frame cap. */
   public static final int DEFAULT_FRAME_CAP = 1 << 20;
@@ -55,6 +58,9 @@ public record ProtocolConfig(
     positive("finishedRetention", finishedRetention);
     positive("ackEvery", ackEvery);
     positive("outboundQueue", outboundQueue);
+    if (heldBytesBudget < frameCapBytes) {
+      throw new IllegalArgumentException("heldBytesBudget must hold at least one frame");
+    }
     if (deadAfter.compareTo(heartbeatIdle) <= 0) {
       throw new IllegalArgumentException("deadAfter must be longer than heartbeatIdle");
     }
@@ -89,7 +95,8 @@ public record ProtocolConfig(
         .backoffMax(backoffMax)
         .backoffJitter(backoffJitter)
         .tokenClockSkew(tokenClockSkew)
-        .outboundQueue(outboundQueue);
+        .outboundQueue(outboundQueue)
+        .heldBytesBudget(heldBytesBudget);
   }
 
   private static void positive(String name, int value) {
@@ -108,6 +115,14 @@ public record ProtocolConfig(
     // is unreachable, small enough that a runaway task is noticed.
     private int replayBufferBound = 65_536;
     private int holdBound = 1_024;
+
+    /**
+     * 64 MiB: 64 frames at the cap, far more than a healthy runner's reordering (it sends in order;
+     * only a reconnect's replay can arrive around a gap), and a small slice of a hub heap even with
+     * a hundred runners misbehaving at once.
+     */
+    private long heldBytesBudget = 64L << 20;
+
     private int finishedRetention = 10_000;
     // Acking every 64 frames keeps the runner's buffer short without doubling the frame count.
     private int ackEvery = 64;
@@ -141,6 +156,11 @@ public record ProtocolConfig(
 
     public Builder replayBufferBound(int v) {
       replayBufferBound = v;
+      return this;
+    }
+
+    public Builder heldBytesBudget(long v) {
+      heldBytesBudget = v;
       return this;
     }
 
@@ -198,7 +218,8 @@ public record ProtocolConfig(
           backoffMax,
           backoffJitter,
           tokenClockSkew,
-          outboundQueue);
+          outboundQueue,
+          heldBytesBudget);
     }
   }
 }

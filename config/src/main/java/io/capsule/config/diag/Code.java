@@ -139,6 +139,16 @@ public enum Code {
       "nothing of that frame was applied; check the runner's task ids (a runner only reports the"
           + " tasks the hub assigned to it)"),
 
+  E_PRO_012(
+      "the token's scope does not open this route",
+      "issue a token with the scope the route needs: capsule hub token --scope runner (the runner"
+          + " endpoint), api (read, submit, cancel tasks) or admin (also delete)"),
+
+  E_PRO_013(
+      "a runner's out-of-order frames held by the hub passed the per-runner byte budget",
+      "nothing applied is lost: reconnect and resume in order; if it repeats, look for a runner"
+          + " that skips seqs"),
+
   // --- the hub ---
   E_HUB_001(
       "the hub's store cannot be reached or its schema cannot be created",

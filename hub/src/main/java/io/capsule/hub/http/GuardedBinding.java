@@ -1,13 +1,16 @@
 package io.capsule.hub.http;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.settings.SettingsInvalid;
 import io.capsule.hub.http.ConnectionLimits.Admission;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,28 +79,49 @@ public final class GuardedBinding {
       Duration idleTimeout,
       int maxConnections,
       int maxConnectionsPerAddress) {
+    /**
+     * @throws SettingsInvalid {@code E-CFG-001} naming every key out of range
+     */
     public Limits {
-      requirePositive(headerTimeout, "header-timeout");
-      requirePositive(idleTimeout, "idle-timeout");
-      if (maxConnections < 1 || maxConnectionsPerAddress < 1) {
-        throw new IllegalArgumentException(
-            "capsule.hub.http.max-connections and max-connections-per-address must be >= 1");
+      List<Diagnostic> bad = new ArrayList<>();
+      positive(headerTimeout, "header-timeout", bad);
+      positive(idleTimeout, "idle-timeout", bad);
+      atLeastOne(maxConnections, "max-connections", bad);
+      atLeastOne(maxConnectionsPerAddress, "max-connections-per-address", bad);
+      if (!bad.isEmpty()) {
+        throw new SettingsInvalid(bad);
       }
     }
 
-    /** From {@code capsule.hub.http} of {@code config} (defaults in the hub's reference.conf). */
+    /**
+     * From {@code capsule.hub.http} of {@code config} (defaults in the hub's reference.conf).
+     *
+     * @throws SettingsInvalid {@code E-CFG-001} for a missing, mistyped or out-of-range key
+     */
     public static Limits fromConfig(Config config) {
-      Config c = config.getConfig("capsule.hub.http");
-      return new Limits(
-          c.getDuration("header-timeout"),
-          c.getDuration("idle-timeout"),
-          c.getInt("max-connections"),
-          c.getInt("max-connections-per-address"));
+      try {
+        Config c = config.getConfig("capsule.hub.http");
+        return new Limits(
+            c.getDuration("header-timeout"),
+            c.getDuration("idle-timeout"),
+            c.getInt("max-connections"),
+            c.getInt("max-connections-per-address"));
+      } catch (ConfigException e) {
+        throw new SettingsInvalid(List.of(Diagnostic.of(Code.E_CFG_001, e.getMessage())));
+      }
     }
 
-    private static void requirePositive(Duration d, String name) {
+    private static void positive(Duration d, String key, List<Diagnostic> bad) {
       if (d == null || d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException("capsule.hub.http." + name + " must be > 0, got " + d);
+        bad.add(
+            Diagnostic.of(Code.E_CFG_001, "capsule.hub.http." + key + " must be > 0, got " + d));
+      }
+    }
+
+    private static void atLeastOne(int n, String key, List<Diagnostic> bad) {
+      if (n < 1) {
+        bad.add(
+            Diagnostic.of(Code.E_CFG_001, "capsule.hub.http." + key + " must be >= 1, got " + n));
       }
     }
   }

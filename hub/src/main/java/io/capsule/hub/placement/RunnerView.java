@@ -1,5 +1,7 @@
 package io.capsule.hub.placement;
 
+import io.capsule.protocol.frame.Capabilities;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Set;
 
@@ -24,6 +26,16 @@ public record RunnerView(
       throw new IllegalArgumentException(
           "runner " + runnerId + ": slots and running must be >= 0, got " + slots + "/" + running);
     }
+  }
+
+  /**
+   * The view of a runner from what its hello announced ({@code capsule:<name>}, {@code slots:<n>};
+   * see {@link Capabilities#announced}): no capsules announced means any capsule, no slots means 1.
+   */
+  public static RunnerView announced(
+      String runnerId, Collection<String> capabilities, int running, boolean connected) {
+    Capabilities.Announced a = Capabilities.announced(capabilities);
+    return new RunnerView(runnerId, a.capsules(), a.slots(), running, connected);
   }
 
   /** Whether this runner can run {@code capsule} at all (ignoring its load and connection). */

@@ -9,6 +9,7 @@ import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.ProtocolException.FrameRejected;
+import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Ack;
 import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.frame.ErrorFrame;
@@ -59,6 +60,7 @@ import org.apache.pekko.http.javadsl.model.ws.Message;
  * stream fails with {@code E-PRO-010}.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
+  private static final FrameCodec CODEC = FrameCodec.shared();
 
   sealed interface Command {}
 
@@ -107,6 +109,11 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private static final class Session {
     final SeqState seq;
     final Set<String> openTasks = new LinkedHashSet<>();
+
+    /** Encoded size of each frame the SeqState holds above a gap, per task and seq. */
+    final Map<String, Map<Long, Integer>> heldSizes = new HashMap<>();
+
+    long heldBytes;
     Conn conn;
     Hello lastHello;
 
@@ -287,11 +294,20 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         return;
       }
       Receipt r = s.seq.receive(sf);
+      if (!account(c, s, sf, r)) {
+        return; // over the budget: the connection closes, the runner replays what was held
+      }
       boolean reportSeen = f instanceof TaskReport;
+      // What one frame applies (itself, and the held ones a filled gap releases) is stored in
+      // one write: a task's entity keeps it all or none.
+      List<HubJournal.Entry> batch =
+          r.applied().stream()
+              .map(applied -> new HubJournal.Entry(key, Direction.APPLIED, applied))
+              .toList();
+      if (!batch.isEmpty() && !recordAll(batch)) {
+        return; // not kept, so neither published nor acked: the runner replays it to the next hub
+      }
       for (SequencedFrame applied : r.applied()) {
-        if (!record(key, Direction.APPLIED, applied)) {
-          return; // not kept, so neither published nor acked: the runner replays it to the next hub
-        }
         c.appliedSinceAck++;
         if (applied instanceof TaskReport rep) {
           s.openTasks.remove(rep.taskId());
@@ -320,6 +336,48 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
           new FrameRejected(Code.E_PRO_002, "a runner does not send '" + f.type() + "'");
       onRejected(c, wrongWay, waits);
     }
+  }
+
+  /**
+   * Keeps the bytes of held frames per runner under {@link ProtocolConfig#heldBytesBudget()}: a
+   * held frame adds its encoded size, an applied one that was held gives it back, a finished task
+   * gives back whatever it still held. Past the budget every held frame is dropped and the
+   * connection closes (1008, E-PRO-013); nothing applied is lost, since held frames were neither
+   * applied nor acknowledged and the runner replays them in order. False when it closed the
+   * connection.
+   */
+  private boolean account(Conn c, Session s, SequencedFrame f, Receipt r) {
+    if (r.status() == Receipt.Status.HELD) {
+      int size = CODEC.encode(f).length; // only out-of-order frames pay for this
+      s.heldSizes.computeIfAbsent(f.taskId(), k -> new HashMap<>()).put(f.seq(), size);
+      s.heldBytes += size;
+    }
+    Map<Long, Integer> held = s.heldSizes.get(f.taskId());
+    if (held != null) {
+      for (SequencedFrame applied : r.applied()) {
+        Integer size = held.remove(applied.seq());
+        s.heldBytes -= size == null ? 0 : size;
+      }
+      if (held.isEmpty() || s.seq.isFinished(f.taskId())) {
+        held.values().forEach(size -> s.heldBytes -= size);
+        s.heldSizes.remove(f.taskId());
+      }
+    }
+    if (s.heldBytes <= config.heldBytesBudget()) {
+      return true;
+    }
+    refuse(
+        c,
+        Code.E_PRO_013,
+        "held out-of-order frames reached "
+            + s.heldBytes
+            + " bytes, over the budget of "
+            + config.heldBytesBudget());
+    s.seq.dropHeld();
+    s.heldSizes.clear();
+    s.heldBytes = 0;
+    c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-013"));
+    return false;
   }
 
   private FrameRejected notPlaced(RunnerKey key, SequencedFrame f) {
@@ -429,8 +487,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   /** Journals one entry before it has any effect; false (and the failure kept) when it cannot. */
   private boolean record(RunnerKey key, Direction direction, SequencedFrame frame) {
+    return recordAll(List.of(new HubJournal.Entry(key, direction, frame)));
+  }
+
+  /** Journals entries that arrived together, in one write where the journal can. */
+  private boolean recordAll(List<HubJournal.Entry> entries) {
     try {
-      journal.append(new HubJournal.Entry(key, direction, frame));
+      journal.appendAll(entries);
       return true;
     } catch (ProtocolException e) {
       journalFailure = e;

@@ -5,6 +5,8 @@ import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolConfig;
@@ -245,6 +247,15 @@ public final class HubServer {
       return HttpResponse.create()
           .withStatus(StatusCodes.UNAUTHORIZED)
           .withEntity(e.diagnostic().toString());
+    }
+    if (!claims.scope().opensRunnerEndpoint()) {
+      // An api or admin token is for people and scripts: it must not pose as a runner.
+      Diagnostic d =
+          Diagnostic.of(
+              Code.E_PRO_012,
+              "a '" + claims.scope().claim() + "' token cannot open the runner endpoint");
+      log.warning("runner refused before upgrade: {}", d);
+      return HttpResponse.create().withStatus(StatusCodes.FORBIDDEN).withEntity(d.toString());
     }
     long id = ids.incrementAndGet();
     RunnerKey key =

@@ -116,6 +116,22 @@ class GuardedBindingTest {
   }
 
   @Test
+  void pipelinedRequestsAreAllAnsweredInOrder() throws Exception {
+    GuardedBinding b = bind(limits(Duration.ofSeconds(5), Duration.ofSeconds(30), 10, 5));
+    try (Socket s = connect(b, "127.0.0.1")) {
+      write(
+          s,
+          "GET /ping HTTP/1.1\r\nHost: hub\r\n\r\n"
+              + "GET /nowhere HTTP/1.1\r\nHost: hub\r\n\r\n"
+              + "GET /ping HTTP/1.1\r\nHost: hub\r\n\r\n");
+      assertTrue(readResponse(s).startsWith("HTTP/1.1 200"));
+      assertTrue(readResponse(s).startsWith("HTTP/1.1 404"));
+      assertTrue(readResponse(s).startsWith("HTTP/1.1 200"));
+    }
+    assertEquals(0, b.stats().headerTimeouts());
+  }
+
+  @Test
   void aHeadThatNeverCompletesIsClosedWithA408() throws Exception {
     GuardedBinding b = bind(limits(Duration.ofMillis(1500), Duration.ofSeconds(60), 10, 5));
     try (Socket s = connect(b, "127.0.0.1")) {

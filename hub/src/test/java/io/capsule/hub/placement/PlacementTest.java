@@ -93,6 +93,19 @@ class PlacementTest {
   }
 
   @Test
+  void aViewFromAHelloFollowsTheAnnouncementRules() {
+    RunnerView old = RunnerView.announced("old", List.of("ack", "error-frames"), 0, true);
+    assertEquals(new RunnerView("old", Set.of(), 1, 0, true), old);
+    RunnerView busy =
+        RunnerView.announced("new", List.of("ack", "capsule:echo", "slots:3", "slots:x"), 2, true);
+    assertEquals(new RunnerView("new", Set.of("echo"), 3, 2, true), busy);
+    assertEquals(
+        List.of(new Verdict.Place("t1", "old"), new Verdict.Place("t2", "new")),
+        Placement.plan(
+            List.of(Waiting.any("t1", "other"), Waiting.any("t2", "echo")), List.of(old, busy)));
+  }
+
+  @Test
   void theInputsAreNotChanged() {
     List<RunnerView> runners = List.of(new RunnerView("a", Set.of("x"), 2, 0, true));
     List<Waiting> queue = List.of(Waiting.any("t1", "x"), Waiting.any("t2", "x"));

@@ -10,6 +10,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.hub.runner.WsFixture.RawPeer;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.protocol.token.ProjectTokens;
+import io.capsule.protocol.token.TokenScope;
 import io.capsule.protocol.ws.CloseCodes;
 import java.time.Clock;
 import java.time.Duration;
@@ -77,6 +78,15 @@ class HubServerTest {
             Clock.fixed(Instant.now().minusSeconds(3600), ZoneOffset.UTC));
     String expired = past.issue("p-exp", Optional.empty(), Duration.ofMinutes(1));
     assertEquals(401, peer(expired).upgradeStatus());
+  }
+
+  @Test
+  void refusesAnApiOrAdminTokenAtTheRunnerEndpointWith403() throws Exception {
+    for (TokenScope scope : new TokenScope[] {TokenScope.API, TokenScope.ADMIN}) {
+      String t = WsFixture.TOKENS.issue("p-scope", Optional.of("r"), scope, Duration.ofMinutes(5));
+      assertEquals(403, peer(t).upgradeStatus(), scope.claim());
+    }
+    assertEquals(101, peer(token("p-scope", "r")).upgradeStatus(), "a runner token opens it");
   }
 
   @Test

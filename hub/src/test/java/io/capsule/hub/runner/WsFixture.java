@@ -121,6 +121,18 @@ final class WsFixture {
       out.offer(TextMessage.create(text));
     }
 
+    /** Sends and waits until the stream took it; false once the connection is gone. */
+    boolean sendAndWait(String text) throws Exception {
+      try {
+        return out.offer(TextMessage.create(text))
+                .toCompletableFuture()
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS)
+            == org.apache.pekko.stream.QueueOfferResult.enqueued();
+      } catch (java.util.concurrent.ExecutionException e) {
+        return false;
+      }
+    }
+
     int upgradeStatus() throws Exception {
       return upgrade.get(WAIT.toSeconds(), TimeUnit.SECONDS).response().status().intValue();
     }

@@ -1,6 +1,7 @@
 package io.capsule.protocol.frame;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -116,7 +117,7 @@ public final class Capabilities {
    */
   public record Announced(Set<String> capsules, int slots) {
     public Announced {
-      capsules = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(capsules));
+      capsules = Collections.unmodifiableSet(new LinkedHashSet<>(capsules));
     }
 
     /** Whether the runner can run {@code capsule}: it announced it, or announced none at all. */

@@ -251,6 +251,14 @@ public final class SeqState {
     return new Receipt(Receipt.Status.APPLIED, applied, in.highest + 1);
   }
 
+  /**
+   * Forgets every frame held above a gap, of every task: a receiver bounding its memory. Safe: a
+   * held frame was never applied or acknowledged, so the sender still has it and replays it.
+   */
+  public void dropHeld() {
+    inbound.values().forEach(in -> in.held.clear());
+  }
+
   private void finishInbound(String task, long highest) {
     inbound.remove(task);
     finished.put(task, highest);
