@@ -20,12 +20,12 @@ import java.util.TreeSet;
  * module following the component-model naming convention for it — into the one core module the host
  * runs and how the five functions are lifted from it ({@link DriverBinary}).
  *
- * <p>Refusals follow docs/run-semantics.md §1 in order: a binary that does not parse, or that exports
- * another version or no such interface, is {@code E-RUN-029} (naming what it exports); then an
- * import the host does not serve is {@code E-RUN-032} (naming the first: a core module's import, or
- * a component import other than the WASI 0.2 interfaces of {@link WasiInterfaces}); then anything
- * else the host does not support (async, string encodings other than utf8, resources of the
- * component's own, several core modules that are not fixups in an import-free component, a lift
+ * <p>Refusals follow docs/run-semantics.md §1 in order: a binary that does not parse, or that
+ * exports another version or no such interface, is {@code E-RUN-029} (naming what it exports); then
+ * an import the host does not serve is {@code E-RUN-032} (naming the first: a core module's import,
+ * or a component import other than the WASI 0.2 interfaces of {@link WasiInterfaces}); then
+ * anything else the host does not support (async, string encodings other than utf8, resources of
+ * the component's own, several core modules that are not fixups in an import-free component, a lift
  * that is not the naming-convention layout) is {@code E-RUN-032} naming what was found.
  *
  * <p>A component that imports WASI is run as its whole core instance graph ({@link GraphReader},

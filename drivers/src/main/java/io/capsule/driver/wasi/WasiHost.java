@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * WASI 0.2 for one driver instance, with empty grants (docs/run-semantics.md §1.2): no environment, no
- * arguments, no cwd, no preopened directories (so no descriptor can ever exist), stdin at EOF,
+ * WASI 0.2 for one driver instance, with empty grants (docs/run-semantics.md §1.2): no environment,
+ * no arguments, no cwd, no preopened directories (so no descriptor can ever exist), stdin at EOF,
  * stdout and stderr accepted into {@link OutputCapture}s that become run notes, no terminal,
  * working clocks, random bytes, and {@code exit} a trap naming the status.
  *

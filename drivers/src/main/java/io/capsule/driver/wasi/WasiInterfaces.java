@@ -7,8 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * Which component imports the driver host serves: the WASI 0.2 interfaces standard toolchains link
- * (docs/run-semantics.md §1.2), at any {@code 0.2.x} version, all with empty grants. Everything else —
- * sockets, HTTP, another package's host functions — is refused at load. Pure.
+ * (docs/run-semantics.md §1.2), at any {@code 0.2.x} version, all with empty grants. Everything
+ * else — sockets, HTTP, another package's host functions — is refused at load. Pure.
  */
 public final class WasiInterfaces {
   private WasiInterfaces() {}
