@@ -223,6 +223,7 @@ public final class PostgresServer implements AutoCloseable {
       return;
     }
     closed = true;
+    java.util.Optional<ProcessHandle> postmaster = postmaster();
     try {
       run(
           asPostgresUser,
@@ -238,22 +239,43 @@ public final class PostgresServer implements AutoCloseable {
           Integer.toString(PG_CTL_SECONDS),
           "stop");
     } catch (RuntimeException | IOException e) {
-      killPostmaster();
+      postmaster.ifPresent(ProcessHandle::destroyForcibly);
     } finally {
+      // pg_ctl -w returns once postmaster.pid is gone, which the postmaster removes just before
+      // it exits: wait for the process itself, so that "stopped" means no process is left.
+      postmaster.ifPresent(PostgresServer::awaitExit);
       deleteQuietly(dir);
     }
   }
 
-  /** The postmaster's pid is the first line of postmaster.pid; its children follow it down. */
-  private void killPostmaster() {
+  /** The postmaster's pid is the first line of postmaster.pid. */
+  private java.util.Optional<ProcessHandle> postmaster() {
     try {
       Path pidFile = dir.resolve("data/postmaster.pid");
       if (Files.exists(pidFile)) {
-        long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        return ProcessHandle.of(Long.parseLong(Files.readAllLines(pidFile).get(0).trim()));
       }
     } catch (IOException | RuntimeException e) {
-      // best effort: the directory is deleted next either way
+      // no readable pid: nothing to wait for
+    }
+    return java.util.Optional.empty();
+  }
+
+  /** Waits for the process to end, bounded; past the bound it is killed and waited for again. */
+  private static void awaitExit(ProcessHandle process) {
+    for (boolean kill : new boolean[] {false, true}) {
+      if (kill) {
+        process.destroyForcibly();
+      }
+      try {
+        process.onExit().get(PG_CTL_SECONDS, TimeUnit.SECONDS);
+        return;
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        // not gone yet: kill it (first round) or give up (second)
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 
