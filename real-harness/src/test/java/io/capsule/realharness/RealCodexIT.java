@@ -93,6 +93,32 @@ final class RealCodexIT {
         request.headers()::toString);
   }
 
+  /**
+   * The API-key capsule of the driver's README: Codex's built-in {@code openai} provider with
+   * {@code CODEX_API_KEY} (what {@code codex exec} reads; {@code OPENAI_API_KEY} in the environment
+   * sends no key at all); only {@code openai_base_url} points it at the fake instead of
+   * api.openai.com. The doctor agrees that a run could start.
+   */
+  @Test
+  void anApiKeyWithTheBuiltInProviderAnswersAndTheDoctorAgrees() throws Exception {
+    api.then(
+        req -> ResponsesStream.start("resp_key").text("msg_k", "Keyed.").completed(10, 0, 2, 0));
+    HarnessCapsule capsule =
+        HarnessCapsule.codex(Suite.commandFor(CODEX, tmp, "codex-apikey"))
+            .model("gpt-fake")
+            .env("CODEX_API_KEY", KEY)
+            .extraArg("--config=openai_base_url=\"" + api.baseUrl() + "/v1\"");
+    Path dir = capsule.write(tmp.resolve("capsule"));
+    CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(dir, home, RUN_TIMEOUT);
+    assertEquals(0, d.exit(), d.output());
+    CapsuleRunProcess.Result r =
+        CapsuleRunProcess.start(dir, home, runs, "Say hello.").finish(RUN_TIMEOUT);
+
+    assertEquals(0, r.exit(), r::toString);
+    assertEquals("Keyed.", r.finished().path("result").asText(), r::toString);
+    assertEquals("Bearer " + KEY, api.received().get(0).headers().get("authorization"));
+  }
+
   /** The doctor and a run agree on the suite's capsule: a run could start, and it does. */
   @Test
   void theDoctorSaysARunCouldStart() throws Exception {
