@@ -2,6 +2,7 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.delete;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
@@ -27,7 +28,6 @@ import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
@@ -133,7 +133,11 @@ final class HubApi {
                                 id ->
                                     concat(
                                         pathEndOrSingleSlash(
-                                            () -> get(() -> authorized(() -> show(id)))),
+                                            () ->
+                                                concat(
+                                                    get(() -> authorized(() -> show(id))),
+                                                    delete(
+                                                        () -> authorized(true, () -> forget(id))))),
                                         path(
                                             "cancel",
                                             () -> post(() -> authorized(() -> cancel(id)))),
@@ -143,6 +147,11 @@ final class HubApi {
   }
 
   private Route authorized(Supplier<Route> inner) {
+    return authorized(false, inner);
+  }
+
+  /** {@code deletes}: the route forgets state, which only an admin token may. */
+  private Route authorized(boolean deletes, Supplier<Route> inner) {
     return optionalHeaderValueByName(
         "Authorization",
         header -> {
@@ -163,6 +172,13 @@ final class HubApi {
                               Code.E_PRO_012,
                               "a '" + claims.scope().claim() + "' token cannot use the task API")
                           .toString()));
+            }
+            if (deletes && !claims.scope().deletes()) {
+              return refusal(
+                  StatusCodes.FORBIDDEN,
+                  Diagnostic.of(
+                      Code.E_PRO_012,
+                      "a '" + claims.scope().claim() + "' token cannot delete tasks; admin can"));
             }
           } catch (DiagnosticException e) {
             return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
@@ -198,23 +214,19 @@ final class HubApi {
   }
 
   private Route submit(String body) {
-    JsonNode req;
+    TaskRequest req;
     try {
-      req = JSON.readTree(body);
-    } catch (Exception e) {
-      return json(StatusCodes.BAD_REQUEST, error("the body is not JSON: " + e.getMessage()));
-    }
-    if (req == null || !req.isObject() || !req.path("capsule").isTextual()) {
-      return json(StatusCodes.BAD_REQUEST, error("give \"capsule\" (a capsule name) and a task"));
-    }
-    TaskSpec spec;
-    try {
-      spec = taskSpec(req);
+      req = TaskRequest.parse(body, () -> "task-" + UUID.randomUUID().toString().substring(0, 8));
     } catch (DiagnosticException e) {
-      return json(StatusCodes.BAD_REQUEST, error(e.diagnostic().toString()));
+      return refusal(StatusCodes.BAD_REQUEST, e.diagnostic());
     }
-    String capsuleName = req.get("capsule").asText();
-    Verdict verdict = place(spec.id(), capsuleName, req.path("runner").asText(""));
+    TaskSpec spec = req.spec();
+    if (book.wasForgotten(spec.id())) {
+      return refusal(
+          StatusCodes.CONFLICT,
+          Diagnostic.of(Code.E_API_003, "task " + spec.id() + " was deleted from this hub"));
+    }
+    Verdict verdict = place(spec.id(), req.capsule(), req.runner().orElse(""));
     if (verdict instanceof Verdict.NoSuchRunner none) {
       return json(
           StatusCodes.NOT_FOUND,
@@ -225,26 +237,13 @@ final class HubApi {
           StatusCodes.SERVICE_UNAVAILABLE,
           error("no runner of project " + projectId + " can take it now: " + wait.reason()));
     }
-    Optional<RunnerKey> runner =
-        Optional.of(new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId()));
-    ObjectNode invocation = JSON.createObjectNode();
-    invocation.put("backend", "capsule:" + req.get("capsule").asText());
-    copyText(req, invocation, "model");
-    copyText(req, invocation, "session");
-    if (req.path("budget").isObject()) {
-      invocation.set("budget", req.get("budget"));
-    }
-    if (req.path("allowed_tools").isArray()) {
-      invocation.set("allowed_tools", req.get("allowed_tools"));
-    }
-    TaskBook.Task task =
-        new TaskBook.Task(spec.id(), req.get("capsule").asText(), runner.get(), spec.json());
+    RunnerKey runner = new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId());
+    TaskBook.Task task = new TaskBook.Task(spec.id(), req.capsule(), runner, spec.json());
     if (!book.add(task)) {
       return json(StatusCodes.CONFLICT, error("task " + spec.id() + " exists"));
     }
     CompletionStage<Pair<StatusCode, ObjectNode>> assigned =
-        hub.assign(
-                runner.get(), spec, req.path("role").asText("agent"), Invocation.wrap(invocation))
+        hub.assign(runner, spec, req.role(), req.invocation())
             .thenApply(a -> Pair.<StatusCode, ObjectNode>create(StatusCodes.CREATED, task.view()))
             .exceptionally(
                 e -> {
@@ -264,17 +263,21 @@ final class HubApi {
     return onSuccess(assigned, answer -> json(answer.first(), answer.second()));
   }
 
-  private static TaskSpec taskSpec(JsonNode req) {
-    if (req.path("task").isObject()) {
-      return TaskSpec.of(req.get("task"));
-    }
-    String id = req.path("id").asText("task-" + UUID.randomUUID().toString().substring(0, 8));
-    TaskSpec.Builder b =
-        TaskSpec.builder(id, req.path("type").asText("capsule"), req.path("goal").asText(""));
-    if (req.path("body").isTextual()) {
-      b.body(req.get("body").asText());
-    }
-    return b.build();
+  /**
+   * Forgets a finished task (admin scope): 204; 404 ({@code E-API-002}) when unknown, 409 ({@code
+   * E-API-001}) while it runs. Only this hub's memory forgets: the journal has no entry for a
+   * deletion yet, so a hub restarted on the same store shows the task again.
+   */
+  private Route forget(String id) {
+    return switch (book.forget(id)) {
+      case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
+      case UNKNOWN ->
+          refusal(StatusCodes.NOT_FOUND, Diagnostic.of(Code.E_API_002, "no task " + id));
+      case RUNNING ->
+          refusal(
+              StatusCodes.CONFLICT,
+              Diagnostic.of(Code.E_API_001, "task " + id + " has no report yet"));
+    };
   }
 
   /**
@@ -383,10 +386,10 @@ final class HubApi {
     }
   }
 
-  private static void copyText(JsonNode from, ObjectNode to, String key) {
-    if (from.path(key).isTextual()) {
-      to.put(key, from.get(key).asText());
-    }
+  /** A refusal with its code: {@code error} (code and message), {@code code}, {@code hint}. */
+  private static Route refusal(StatusCode status, Diagnostic d) {
+    return json(
+        status, error(d.toString()).put("code", d.code().id()).put("hint", d.code().hint()));
   }
 
   private static ObjectNode error(String message) {
