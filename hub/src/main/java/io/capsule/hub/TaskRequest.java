@@ -88,10 +88,10 @@ record TaskRequest(
     List<String> errors = new ArrayList<>();
     boolean full = req.has("task") && req.get("task").isObject();
     Set<String> allowed = new TreeSet<>(COMMON);
+    // With a full task the short keys are refused by fullSpec(), with a better message.
+    allowed.addAll(SHORT);
     if (full) {
       allowed.add("task");
-    } else {
-      allowed.addAll(SHORT);
     }
     unknownKeys(req, "$", allowed, errors);
 
@@ -134,20 +134,32 @@ record TaskRequest(
     String goal = text(req, "goal", errors);
     String type = text(req, "type", errors);
     String body = text(req, "body", errors);
+    // Checked as the builder would build it, so a bad field is an error here, not a throw there.
+    ObjectNode candidate = JSON.createObjectNode();
+    candidate.put("schema_version", 1);
+    candidate.put("id", id == null ? newId.get() : id);
+    candidate.put("type", type == null ? "capsule" : type);
+    candidate.put("goal", goal == null ? "" : goal);
+    candidate.putArray("criteria");
+    candidate.putObject("budget").put("iterations", 0);
+    if (body != null) {
+      candidate.put("body", body);
+    }
+    // Only what the client gave can be wrong: a missing goal or a wrong type is reported above.
+    List<String> schema =
+        Schemas.validate(Schemas.Id.TASK_SPEC, candidate).stream()
+            .filter(e -> req.path(keyOf(e)).isTextual())
+            .toList();
+    errors.addAll(schema);
+    if (!errors.isEmpty()) {
+      return null;
+    }
     TaskSpec.Builder b =
-        TaskSpec.builder(
-            id == null ? newId.get() : id,
-            type == null ? "capsule" : type,
-            goal == null ? "" : goal);
+        TaskSpec.builder(candidate.get("id").asText(), candidate.get("type").asText(), goal);
     if (body != null) {
       b.body(body);
     }
-    TaskSpec spec = b.build();
-    // Only what the client gave can be wrong; a missing goal is already reported above.
-    List<String> schema = Schemas.validate(Schemas.Id.TASK_SPEC, spec.json());
-    // A wrong type was reported by text(); its stand-in must not add a second error.
-    schema.stream().filter(e -> req.path(keyOf(e)).isTextual()).forEach(errors::add);
-    return spec;
+    return b.build();
   }
 
   private static Invocation invocation(JsonNode req, String capsule, List<String> errors) {
