@@ -62,7 +62,10 @@ import org.apache.pekko.stream.javadsl.Source;
  * <ul>
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
  *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
- *       role}; assigned to that runner or the first connected one: 201, or 503 with none.
+ *       role}, {@code allowed_tools}, checked whole by {@link TaskRequest} (400 with every JSON
+ *       path); placed on a runner that can take it: 201, 404 for an unknown named runner, or 503.
+ *   <li>{@code DELETE /v1/tasks/{id}} (admin tokens only): forgets a finished task: 204; 409 while
+ *       it runs, 404 when unknown.
  *   <li>{@code GET /v1/tasks[?state=S][&capsule=C]}: every task (or those in state S, of capsule
  *       C), by id: id, capsule, runner, state, events, whether a cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
