@@ -274,8 +274,7 @@ final class HubApi {
   private Route forget(String id) {
     return switch (book.forget(id)) {
       case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
-      case UNKNOWN ->
-          refusal(StatusCodes.NOT_FOUND, Diagnostic.of(Code.E_API_002, "no task " + id));
+      case UNKNOWN -> noSuchTask(id);
       case RUNNING ->
           refusal(
               StatusCodes.CONFLICT,
@@ -317,15 +316,13 @@ final class HubApi {
   }
 
   private Route show(String id) {
-    return book.get(id)
-        .map(t -> json(StatusCodes.OK, t.view()))
-        .orElseGet(() -> json(StatusCodes.NOT_FOUND, error("no task " + id)));
+    return book.get(id).map(t -> json(StatusCodes.OK, t.view())).orElseGet(() -> noSuchTask(id));
   }
 
   private Route cancel(String id) {
     Optional<TaskBook.Task> task = book.get(id);
     if (task.isEmpty()) {
-      return json(StatusCodes.NOT_FOUND, error("no task " + id));
+      return noSuchTask(id);
     }
     task.get().markCancelRequested();
     return onSuccess(
@@ -341,7 +338,7 @@ final class HubApi {
   private Route events(String id) {
     Optional<TaskBook.Task> task = book.get(id);
     if (task.isEmpty()) {
-      return json(StatusCodes.NOT_FOUND, error("no task " + id));
+      return noSuchTask(id);
     }
     return optionalHeaderValueByName(
         "Last-Event-ID",
@@ -387,6 +384,10 @@ final class HubApi {
     } catch (NumberFormatException e) {
       return 0;
     }
+  }
+
+  private static Route noSuchTask(String id) {
+    return refusal(StatusCodes.NOT_FOUND, Diagnostic.of(Code.E_API_002, "no task " + id));
   }
 
   /** A refusal with its code: {@code error} (code and message), {@code code}, {@code hint}. */

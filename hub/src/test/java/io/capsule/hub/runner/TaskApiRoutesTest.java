@@ -156,8 +156,11 @@ class TaskApiRoutesTest {
 
     HttpResponse<String> deleted = send(TokenScope.ADMIN, "DELETE", "/v1/tasks/t-1", null);
     assertEquals(204, deleted.statusCode(), deleted.body());
-    assertEquals(404, send(TokenScope.API, "GET", "/v1/tasks/t-1", null).statusCode());
-    assertEquals(404, send(TokenScope.API, "GET", "/v1/tasks/t-1/events", null).statusCode());
+    for (String gone : new String[] {"/v1/tasks/t-1", "/v1/tasks/t-1/events"}) {
+      HttpResponse<String> r = send(TokenScope.API, "GET", gone, null);
+      assertEquals(404, r.statusCode(), gone);
+      assertEquals("E-API-002", json(r).get("code").asText(), r.body());
+    }
     assertEquals("[]", send(TokenScope.API, "GET", "/v1/tasks", null).body());
     assertEquals(404, send(TokenScope.ADMIN, "DELETE", "/v1/tasks/t-1", null).statusCode());
 
