@@ -2,6 +2,7 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.delete;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
@@ -27,7 +28,6 @@ import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
@@ -62,7 +62,10 @@ import org.apache.pekko.stream.javadsl.Source;
  * <ul>
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
  *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
- *       role}; assigned to that runner or the first connected one: 201, or 503 with none.
+ *       role}, {@code allowed_tools}, checked whole by {@link TaskRequest} (400 with every JSON
+ *       path); placed on a runner that can take it: 201, 404 for an unknown named runner, or 503.
+ *   <li>{@code DELETE /v1/tasks/{id}} (admin tokens only): forgets a finished task: 204; 409 while
+ *       it runs, 404 when unknown.
  *   <li>{@code GET /v1/tasks[?state=S][&capsule=C]}: every task (or those in state S, of capsule
  *       C), by id: id, capsule, runner, state, events, whether a cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
@@ -133,7 +136,11 @@ final class HubApi {
                                 id ->
                                     concat(
                                         pathEndOrSingleSlash(
-                                            () -> get(() -> authorized(() -> show(id)))),
+                                            () ->
+                                                concat(
+                                                    get(() -> authorized(() -> show(id))),
+                                                    delete(
+                                                        () -> authorized(true, () -> forget(id))))),
                                         path(
                                             "cancel",
                                             () -> post(() -> authorized(() -> cancel(id)))),
@@ -143,6 +150,11 @@ final class HubApi {
   }
 
   private Route authorized(Supplier<Route> inner) {
+    return authorized(false, inner);
+  }
+
+  /** {@code deletes}: the route forgets state, which only an admin token may. */
+  private Route authorized(boolean deletes, Supplier<Route> inner) {
     return optionalHeaderValueByName(
         "Authorization",
         header -> {
@@ -163,6 +175,13 @@ final class HubApi {
                               Code.E_PRO_012,
                               "a '" + claims.scope().claim() + "' token cannot use the task API")
                           .toString()));
+            }
+            if (deletes && !claims.scope().deletes()) {
+              return refusal(
+                  StatusCodes.FORBIDDEN,
+                  Diagnostic.of(
+                      Code.E_PRO_012,
+                      "a '" + claims.scope().claim() + "' token cannot delete tasks; admin can"));
             }
           } catch (DiagnosticException e) {
             return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
@@ -198,23 +217,19 @@ final class HubApi {
   }
 
   private Route submit(String body) {
-    JsonNode req;
+    TaskRequest req;
     try {
-      req = JSON.readTree(body);
-    } catch (Exception e) {
-      return json(StatusCodes.BAD_REQUEST, error("the body is not JSON: " + e.getMessage()));
-    }
-    if (req == null || !req.isObject() || !req.path("capsule").isTextual()) {
-      return json(StatusCodes.BAD_REQUEST, error("give \"capsule\" (a capsule name) and a task"));
-    }
-    TaskSpec spec;
-    try {
-      spec = taskSpec(req);
+      req = TaskRequest.parse(body, () -> "task-" + UUID.randomUUID().toString().substring(0, 8));
     } catch (DiagnosticException e) {
-      return json(StatusCodes.BAD_REQUEST, error(e.diagnostic().toString()));
+      return refusal(StatusCodes.BAD_REQUEST, e.diagnostic());
     }
-    String capsuleName = req.get("capsule").asText();
-    Verdict verdict = place(spec.id(), capsuleName, req.path("runner").asText(""));
+    TaskSpec spec = req.spec();
+    if (book.wasForgotten(spec.id())) {
+      return refusal(
+          StatusCodes.CONFLICT,
+          Diagnostic.of(Code.E_API_003, "task " + spec.id() + " was deleted from this hub"));
+    }
+    Verdict verdict = place(spec.id(), req.capsule(), req.runner().orElse(""));
     if (verdict instanceof Verdict.NoSuchRunner none) {
       return json(
           StatusCodes.NOT_FOUND,
@@ -225,26 +240,13 @@ final class HubApi {
           StatusCodes.SERVICE_UNAVAILABLE,
           error("no runner of project " + projectId + " can take it now: " + wait.reason()));
     }
-    Optional<RunnerKey> runner =
-        Optional.of(new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId()));
-    ObjectNode invocation = JSON.createObjectNode();
-    invocation.put("backend", "capsule:" + req.get("capsule").asText());
-    copyText(req, invocation, "model");
-    copyText(req, invocation, "session");
-    if (req.path("budget").isObject()) {
-      invocation.set("budget", req.get("budget"));
-    }
-    if (req.path("allowed_tools").isArray()) {
-      invocation.set("allowed_tools", req.get("allowed_tools"));
-    }
-    TaskBook.Task task =
-        new TaskBook.Task(spec.id(), req.get("capsule").asText(), runner.get(), spec.json());
+    RunnerKey runner = new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId());
+    TaskBook.Task task = new TaskBook.Task(spec.id(), req.capsule(), runner, spec.json());
     if (!book.add(task)) {
       return json(StatusCodes.CONFLICT, error("task " + spec.id() + " exists"));
     }
     CompletionStage<Pair<StatusCode, ObjectNode>> assigned =
-        hub.assign(
-                runner.get(), spec, req.path("role").asText("agent"), Invocation.wrap(invocation))
+        hub.assign(runner, spec, req.role(), req.invocation())
             .thenApply(a -> Pair.<StatusCode, ObjectNode>create(StatusCodes.CREATED, task.view()))
             .exceptionally(
                 e -> {
@@ -264,17 +266,20 @@ final class HubApi {
     return onSuccess(assigned, answer -> json(answer.first(), answer.second()));
   }
 
-  private static TaskSpec taskSpec(JsonNode req) {
-    if (req.path("task").isObject()) {
-      return TaskSpec.of(req.get("task"));
-    }
-    String id = req.path("id").asText("task-" + UUID.randomUUID().toString().substring(0, 8));
-    TaskSpec.Builder b =
-        TaskSpec.builder(id, req.path("type").asText("capsule"), req.path("goal").asText(""));
-    if (req.path("body").isTextual()) {
-      b.body(req.get("body").asText());
-    }
-    return b.build();
+  /**
+   * Forgets a finished task (admin scope): 204; 404 ({@code E-API-002}) when unknown, 409 ({@code
+   * E-API-001}) while it runs. Only this hub's memory forgets: the journal has no entry for a
+   * deletion yet, so a hub restarted on the same store shows the task again.
+   */
+  private Route forget(String id) {
+    return switch (book.forget(id)) {
+      case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
+      case UNKNOWN -> noSuchTask(id);
+      case RUNNING ->
+          refusal(
+              StatusCodes.CONFLICT,
+              Diagnostic.of(Code.E_API_001, "task " + id + " has no report yet"));
+    };
   }
 
   /**
@@ -311,15 +316,13 @@ final class HubApi {
   }
 
   private Route show(String id) {
-    return book.get(id)
-        .map(t -> json(StatusCodes.OK, t.view()))
-        .orElseGet(() -> json(StatusCodes.NOT_FOUND, error("no task " + id)));
+    return book.get(id).map(t -> json(StatusCodes.OK, t.view())).orElseGet(() -> noSuchTask(id));
   }
 
   private Route cancel(String id) {
     Optional<TaskBook.Task> task = book.get(id);
     if (task.isEmpty()) {
-      return json(StatusCodes.NOT_FOUND, error("no task " + id));
+      return noSuchTask(id);
     }
     task.get().markCancelRequested();
     return onSuccess(
@@ -335,7 +338,7 @@ final class HubApi {
   private Route events(String id) {
     Optional<TaskBook.Task> task = book.get(id);
     if (task.isEmpty()) {
-      return json(StatusCodes.NOT_FOUND, error("no task " + id));
+      return noSuchTask(id);
     }
     return optionalHeaderValueByName(
         "Last-Event-ID",
@@ -383,10 +386,14 @@ final class HubApi {
     }
   }
 
-  private static void copyText(JsonNode from, ObjectNode to, String key) {
-    if (from.path(key).isTextual()) {
-      to.put(key, from.get(key).asText());
-    }
+  private static Route noSuchTask(String id) {
+    return refusal(StatusCodes.NOT_FOUND, Diagnostic.of(Code.E_API_002, "no task " + id));
+  }
+
+  /** A refusal with its code: {@code error} (code and message), {@code code}, {@code hint}. */
+  private static Route refusal(StatusCode status, Diagnostic d) {
+    return json(
+        status, error(d.toString()).put("code", d.code().id()).put("hint", d.code().hint()));
   }
 
   private static ObjectNode error(String message) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -116,9 +117,46 @@ final class TaskBook {
 
   private final Map<String, Task> tasks = new ConcurrentHashMap<>();
 
+  /**
+   * Ids of tasks this book forgot ({@link #forget}). The hub's sequencing still knows them (their
+   * seqs, their runner), so a new task under one of them would collide there: they are not reused.
+   */
+  private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
+
   /** Records a submitted task; false when the id is taken. */
   boolean add(Task task) {
     return tasks.putIfAbsent(task.id, task) == null;
+  }
+
+  /** True when {@code id} named a task this book forgot. */
+  boolean wasForgotten(String id) {
+    return forgotten.contains(id);
+  }
+
+  /** What {@link #forget} did. */
+  enum Forget {
+    FORGOTTEN,
+    UNKNOWN,
+    RUNNING
+  }
+
+  /**
+   * Forgets a finished task: it is no longer listed, shown or streamed (open streams end with the
+   * report they already had). A task without its report stays.
+   */
+  Forget forget(String id) {
+    Task t = tasks.get(id);
+    if (t == null) {
+      return Forget.UNKNOWN;
+    }
+    synchronized (t) {
+      if (!t.finished()) {
+        return Forget.RUNNING;
+      }
+      forgotten.add(id);
+      tasks.remove(id, t);
+      return Forget.FORGOTTEN;
+    }
   }
 
   void remove(String id) {

@@ -8,8 +8,9 @@ import java.util.regex.Pattern;
  * The diagnostics catalog: every code the runtime can raise, with one line of meaning and one line
  * of what to do. Codes are stable (tests and operators match on them); the prefix tells the area:
  * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
- * {@code CLI} command-line input, {@code PRO} the runner protocol, {@code HUB} the hub, {@code
- * HTTP} the hub's HTTP edge, {@code SEC} security warnings, {@code TOOL} the tool bridge.
+ * {@code CLI} command-line input, {@code PRO} the runner protocol, {@code HUB} the hub, {@code API}
+ * the hub's task API, {@code HTTP} the hub's HTTP edge, {@code SEC} security warnings, {@code TOOL}
+ * the tool bridge.
  *
  * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
  * used in the sources but missing here, or listed here but never raised.
@@ -154,6 +155,17 @@ public enum Code {
       "the hub's store cannot be reached or its schema cannot be created",
       "check the --store URL, its user and password file, and that the database is up; run"
           + " capsule hub migrate to see the database's own error"),
+
+  // --- the hub's task API (a request the API refuses after reading it) ---
+  E_API_001(
+      "the task is still running; the hub forgets only finished tasks",
+      "cancel it (POST /v1/tasks/ID/cancel) and delete it once its report arrived"),
+  E_API_002(
+      "no task with this id is known to the hub",
+      "check the id (GET /v1/tasks lists every task); a deleted task is gone"),
+  E_API_003(
+      "the task id was used by a task this hub forgot; ids are not reused",
+      "submit the task under a new id (or give none and the hub names it)"),
 
   // --- the hub's HTTP edge (connections before any request is read) ---
   E_HTTP_001(

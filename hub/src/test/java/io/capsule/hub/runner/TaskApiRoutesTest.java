@@ -1,0 +1,176 @@
+package io.capsule.hub.runner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.capsule.hub.ReferenceHub;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.frame.TaskReportBody;
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.protocol.token.TokenScope;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code POST /v1/tasks} refusing a bad body before anything happens, and {@code DELETE
+ * /v1/tasks/{id}}, over a real socket on 127.0.0.1 with a raw runner: a refused body reaches no
+ * runner; delete is admin-only, refuses a running task and an unknown one with their codes, and a
+ * deleted task is no longer shown, listed or streamed, and its id is not reused.
+ */
+class TaskApiRoutesTest {
+  private static final String PROJECT = "p-api";
+  private static final FrameCodec CODEC = FrameCodec.shared();
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final ActorTestKit kit = ActorTestKit.create();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private ReferenceHub hub;
+  private WsFixture.RawPeer runner;
+
+  @BeforeEach
+  void start() throws Exception {
+    hub =
+        ReferenceHub.start(
+                kit.system(), WsFixture.fast().build(), WsFixture.TOKENS, PROJECT, "127.0.0.1", 0)
+            .toCompletableFuture()
+            .get(20, TimeUnit.SECONDS);
+    runner = new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-a"));
+    runner.send(WsFixture.hello(PROJECT, "ack", "capsule:hello", "slots:4"));
+    WsFixture.await(runner.received, s -> s.contains("\"type\":\"ack\""));
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    kit.shutdownTestKit();
+  }
+
+  private HttpResponse<String> send(TokenScope scope, String method, String path, String body)
+      throws Exception {
+    String token = WsFixture.TOKENS.issue(PROJECT, Optional.empty(), scope, Duration.ofMinutes(5));
+    return http.send(
+        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
+            .header("Authorization", "Bearer " + token)
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .timeout(WsFixture.WAIT)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static JsonNode json(HttpResponse<String> r) throws Exception {
+    return JSON.readTree(r.body());
+  }
+
+  @Test
+  void aBadBodyIsA400WithItsPathAndCodeAndReachesNoRunner() throws Exception {
+    HttpResponse<String> r =
+        send(TokenScope.API, "POST", "/v1/tasks", "{\"capsule\":\"hello\",\"task\":\"Say hi\"}");
+    assertEquals(400, r.statusCode(), r.body());
+    assertEquals("E-PRO-004", json(r).get("code").asText());
+    assertTrue(
+        json(r).get("error").asText().contains("$.task: unknown key; did you mean \"goal\"?"),
+        r.body());
+
+    HttpResponse<String> budget =
+        send(
+            TokenScope.API,
+            "POST",
+            "/v1/tasks",
+            "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-b\",\"budget\":{\"max_turns\":-1}}");
+    assertEquals(400, budget.statusCode(), budget.body());
+    assertTrue(budget.body().contains("$.budget.max_turns"), budget.body());
+    assertEquals(404, send(TokenScope.API, "GET", "/v1/tasks/t-b", null).statusCode());
+
+    // A good task after them is the first assign the runner sees: nothing before it was placed.
+    assertEquals(
+        201,
+        send(
+                TokenScope.API,
+                "POST",
+                "/v1/tasks",
+                "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-ok\"}")
+            .statusCode());
+    String first = WsFixture.await(runner.received, s -> s.contains("task.assign"));
+    assertTrue(first.contains("\"t-ok\""), first);
+  }
+
+  @Test
+  void deleteNeedsAnAdminTokenAndNamesUnknownAndRunningTasks() throws Exception {
+    HttpResponse<String> api = send(TokenScope.API, "DELETE", "/v1/tasks/t-none", null);
+    assertEquals(403, api.statusCode(), api.body());
+    assertEquals("E-PRO-012", json(api).get("code").asText());
+
+    HttpResponse<String> unknown = send(TokenScope.ADMIN, "DELETE", "/v1/tasks/t-none", null);
+    assertEquals(404, unknown.statusCode(), unknown.body());
+    assertEquals("E-API-002", json(unknown).get("code").asText());
+
+    assertEquals(
+        201,
+        send(
+                TokenScope.API,
+                "POST",
+                "/v1/tasks",
+                "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-run\"}")
+            .statusCode());
+    HttpResponse<String> running = send(TokenScope.ADMIN, "DELETE", "/v1/tasks/t-run", null);
+    assertEquals(409, running.statusCode(), running.body());
+    assertEquals("E-API-001", json(running).get("code").asText());
+    assertEquals(200, send(TokenScope.API, "GET", "/v1/tasks/t-run", null).statusCode());
+  }
+
+  @Test
+  void aFinishedTaskIsForgottenAndItsIdIsNotReused() throws Exception {
+    assertEquals(
+        201,
+        send(
+                TokenScope.API,
+                "POST",
+                "/v1/tasks",
+                "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}")
+            .statusCode());
+    WsFixture.await(runner.received, s -> s.contains("task.assign") && s.contains("t-1"));
+    runner.send(
+        CODEC.encodeToString(
+            new TaskReport(
+                    TaskReportBody.builder("t-1", "done", new UsageSplit(1, 2, 3, 4, 5)).build())
+                .withSeq(1)));
+    // The event stream ends with the report: once it returned, the hub's book has the report.
+    HttpResponse<String> events = send(TokenScope.API, "GET", "/v1/tasks/t-1/events", null);
+    assertTrue(events.body().contains("event:report"), events.body());
+
+    HttpResponse<String> deleted = send(TokenScope.ADMIN, "DELETE", "/v1/tasks/t-1", null);
+    assertEquals(204, deleted.statusCode(), deleted.body());
+    for (String gone : new String[] {"/v1/tasks/t-1", "/v1/tasks/t-1/events"}) {
+      HttpResponse<String> r = send(TokenScope.API, "GET", gone, null);
+      assertEquals(404, r.statusCode(), gone);
+      assertEquals("E-API-002", json(r).get("code").asText(), r.body());
+    }
+    assertEquals("[]", send(TokenScope.API, "GET", "/v1/tasks", null).body());
+    assertEquals(404, send(TokenScope.ADMIN, "DELETE", "/v1/tasks/t-1", null).statusCode());
+
+    HttpResponse<String> again =
+        send(
+            TokenScope.API,
+            "POST",
+            "/v1/tasks",
+            "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
+    assertEquals(409, again.statusCode(), again.body());
+    assertEquals("E-API-003", json(again).get("code").asText());
+  }
+}
