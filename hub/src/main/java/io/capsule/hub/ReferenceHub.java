@@ -69,19 +69,31 @@ public final class ReferenceHub {
     TaskBook book = new TaskBook();
     journal.recorded().forEach(entry -> restore(book, entry));
     HubServer hub = HubServer.create(system, config, tokens, journal);
-    CompletionStage<Done> events = hub.events().runWith(Sink.foreach(e -> record(book, e)), system);
-    HubApi api = new HubApi(system, hub, book, tokens, projectId);
+    var settings = system.settings().config().getConfig("capsule.hub");
+    TaskQueue queue =
+        new TaskQueue(
+            hub,
+            book,
+            projectId,
+            settings.getInt("queue-max"),
+            settings.getDuration("queue-retry-after"));
+    CompletionStage<Done> events =
+        hub.events().runWith(Sink.foreach(e -> record(book, queue, e)), system);
+    HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
     return Http.get(system)
         .newServerAt(host, port)
         .bind(concat(hub.route(), api.route()))
         .thenApply(b -> new ReferenceHub(hub, b, events));
   }
 
-  private static void record(TaskBook book, HubEvent e) {
+  private static void record(TaskBook book, TaskQueue queue, HubEvent e) {
     if (e instanceof HubEvent.Progress p) {
       book.progress(p.progress());
     } else if (e instanceof HubEvent.Report r) {
       book.report(r.report());
+      queue.drain(); // a slot freed
+    } else if (e instanceof HubEvent.RunnerUp) {
+      queue.drain(); // a runner (maybe the one a queued task names) can take work
     }
   }
 

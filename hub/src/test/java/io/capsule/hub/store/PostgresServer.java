@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Assumptions;
  * deletes the directory; a JVM shutdown hook does the same if a test never gets to close it.
  *
  * <p>Root cannot run {@code postgres}; as root the binaries run as the {@code postgres} user
- * through {@code runuser} and the directory is handed to that user (see hub/README.md, "Stores"; "Hub persistence
- * and cluster"). As any other user they run as that user.
+ * through {@code runuser} and the directory is handed to that user (see hub/README.md, "Stores";
+ * "Hub persistence and cluster"). As any other user they run as that user.
  *
  * <p>Absent binaries skip the test ({@link #startOrSkip}) with the command that installs them.
  * Every process this starts has a bounded wait; one that overruns is killed and reported.
