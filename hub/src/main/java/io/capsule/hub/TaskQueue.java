@@ -9,6 +9,8 @@ import io.capsule.hub.placement.Placement;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.placement.Verdict;
 import io.capsule.hub.placement.Waiting;
+import io.capsule.hub.queue.QueueEvent;
+import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
@@ -17,10 +19,13 @@ import io.capsule.protocol.frame.TaskSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -38,8 +43,11 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  * used slots, so two plans racing never put more tasks on a runner than it has slots; the
  * assignments themselves go to the hub's actor outside the lock.
  *
- * <p>Not yet durable: a queued task lives in this hub's memory only (the store holds a task from
- * its assignment on), so a restart forgets what was still queued.
+ * <p>Durable with a store ({@link QueueStore}): a task is answered 201 {@code queued} only once its
+ * {@code QUEUED} event is kept, and {@link #restore} rebuilds the queue at start. That it left the
+ * queue ({@code PLACED}, {@code CANCELED}) is written after the fact, without waiting: a hub that
+ * crashes in between finds the task's {@code task.assign} in the task journal (so it is not queued
+ * again), while a lost {@code CANCELED} brings the task back as queued.
  */
 final class TaskQueue {
 
@@ -73,8 +81,17 @@ final class TaskQueue {
   private final Duration retryAfter;
   private final LinkedList<Pending> queue = new LinkedList<>();
   private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
+  private final Set<String> stored = new HashSet<>(); // ids with a QUEUED event in the store
+  private final QueueStore store;
 
-  TaskQueue(HubServer hub, TaskBook book, String projectId, int max, Duration retryAfter) {
+  TaskQueue(
+      HubServer hub,
+      TaskBook book,
+      String projectId,
+      int max,
+      Duration retryAfter,
+      QueueStore store) {
+    this.store = store;
     if (max < 0) {
       throw new IllegalArgumentException("capsule.hub.queue-max must be >= 0, not " + max);
     }
@@ -121,13 +138,103 @@ final class TaskQueue {
       book.add(p.task());
       queue.add(p);
       placeNow = take(plan);
+      if (!placeNow.contains(p)) {
+        stored.add(p.spec().id());
+      }
     }
     CompletionStage<Answer> answer =
-        placeNow.contains(p)
-            ? assign(p).thenApply(ok -> answerFor(p))
-            : CompletableFuture.completedFuture(answerFor(p));
+        placeNow.contains(p) ? assign(p).thenApply(ok -> answerFor(p)) : keep(p);
     placeNow.stream().filter(q -> q != p).forEach(this::assign);
     return answer;
+  }
+
+  /** Answers 201 {@code queued} once the store kept the task; forgets it when the store failed. */
+  private CompletionStage<Answer> keep(Pending p) {
+    QueueEvent e =
+        QueueEvent.queued(
+            p.spec().id(),
+            p.capsule(),
+            p.runner().orElse(""),
+            p.role(),
+            p.spec().json().toString(),
+            p.invocation().json().toString());
+    return store
+        .append(e)
+        .handle(
+            (ok, failure) -> {
+              if (failure == null) {
+                return answerFor(p);
+              }
+              synchronized (this) {
+                stored.remove(p.spec().id());
+                boolean wasQueued = queue.remove(p);
+                if (wasQueued) {
+                  book.remove(p.spec().id());
+                  return Answer.of(
+                      StatusCodes.SERVICE_UNAVAILABLE,
+                      error(
+                          Diagnostic.of(
+                                  Code.E_PRO_010,
+                                  "the hub's store did not keep the queued task: " + failure)
+                              .toString()));
+                }
+              }
+              // Placed meanwhile: its task.assign is its record now.
+              return answerFor(p);
+            });
+  }
+
+  /**
+   * Rebuilds the queue from what the store kept, in order: tasks still waiting are queued again
+   * (unless the task journal already holds their assignment, so they are in the book), tasks
+   * canceled while waiting are shown canceled. Call once, before any runner connects.
+   */
+  synchronized void restore(List<QueueEvent> events) {
+    Map<String, QueueEvent> waiting = new LinkedHashMap<>();
+    Map<String, QueueEvent> canceled = new LinkedHashMap<>();
+    for (QueueEvent e : events) {
+      switch (e.kind()) {
+        case QUEUED -> waiting.put(e.taskId(), e);
+        case PLACED -> waiting.remove(e.taskId());
+        case CANCELED -> {
+          QueueEvent was = waiting.remove(e.taskId());
+          if (was != null) {
+            canceled.put(e.taskId(), was);
+          }
+        }
+      }
+    }
+    for (QueueEvent e : canceled.values()) {
+      Pending p = pending(e);
+      if (book.add(p.task())) {
+        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
+      }
+    }
+    for (QueueEvent e : waiting.values()) {
+      Pending p = pending(e);
+      if (book.add(p.task())) {
+        queue.add(p);
+        stored.add(e.taskId());
+      }
+    }
+  }
+
+  private static Pending pending(QueueEvent e) {
+    try {
+      com.fasterxml.jackson.databind.ObjectMapper json =
+          new com.fasterxml.jackson.databind.ObjectMapper();
+      TaskSpec spec = TaskSpec.of(json.readTree(e.spec()));
+      Invocation invocation = Invocation.of(json.readTree(e.invocation()));
+      return new Pending(
+          spec,
+          e.capsule(),
+          Optional.of(e.runner()).filter(r -> !r.isEmpty()),
+          e.role(),
+          invocation,
+          TaskBook.Task.queued(e.taskId(), e.capsule(), spec.json(), "queued before the restart"));
+    } catch (java.io.IOException | DiagnosticException bad) {
+      throw new IllegalStateException("the store holds a queued task the hub cannot read", bad);
+    }
   }
 
   private Answer answerFor(Pending p) {
@@ -161,6 +268,9 @@ final class TaskQueue {
     for (Pending p : queue) {
       if (p.spec().id().equals(taskId)) {
         queue.remove(p);
+        if (stored.remove(taskId)) {
+          store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId));
+        }
         p.task().markCancelRequested();
         p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
         return true;
@@ -254,6 +364,13 @@ final class TaskQueue {
             })
         .thenAccept(
             ok -> {
+              boolean wasStored;
+              synchronized (this) {
+                wasStored = ok && stored.remove(p.spec().id());
+              }
+              if (wasStored) {
+                store.append(QueueEvent.left(QueueEvent.Kind.PLACED, p.spec().id()));
+              }
               if (ok) {
                 drain(); // the slot counted while assigning may now be counted once, not twice
               }

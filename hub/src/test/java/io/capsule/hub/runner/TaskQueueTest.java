@@ -6,7 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.queue.PersistentQueueStore;
+import io.capsule.hub.queue.QueueEvent;
+import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.HubStore;
+import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
@@ -17,19 +23,23 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The project's queue over real sockets: a task no runner can take now is accepted as {@code
  * queued} and placed when a report frees a slot or a runner connects (also the runner it names);
  * beyond {@code capsule.hub.queue-max} the API answers 429 with {@code Retry-After}; a cancel ends
- * a queued task at once and it is never placed.
+ * a queued task at once and it is never placed; on an H2 store the queue survives a hub restart.
  */
 class TaskQueueTest {
   private static final String PROJECT = "p-queue";
@@ -44,6 +54,7 @@ class TaskQueueTest {
   private final String token =
       WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
   private ReferenceHub hub;
+  private final List<ActorTestKit> nodes = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -58,6 +69,7 @@ class TaskQueueTest {
   void stop() throws Exception {
     hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
     kit.shutdownTestKit();
+    nodes.forEach(ActorTestKit::shutdownTestKit);
   }
 
   @Test
@@ -170,6 +182,76 @@ class TaskQueueTest {
     assertTrue(assign.contains("\"t-k\""), assign);
     assertTrue(one.received.stream().noneMatch(s -> s.contains("task.assign")), "" + one.received);
     assertEquals("canceled", JSON.readTree(get("/v1/tasks/t-c").body()).get("state").asText());
+  }
+
+  @Test
+  void queuedTasksSurviveAHubRestartOnH2AndArePlacedWhenARunnerConnects(@TempDir Path state)
+      throws Exception {
+    hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS); // this case starts its own
+    ActorTestKit store1 = storeNode(state);
+    hub = startOn(PersistentHubJournal.open(store1.system(), Duration.ofSeconds(20)));
+    assertEquals(201, submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-c\"}").statusCode());
+    assertEquals(201, submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-q\"}").statusCode());
+    HttpResponse<String> cancel =
+        http.send(
+            request("/v1/tasks/t-c/cancel").POST(HttpRequest.BodyPublishers.noBody()).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, cancel.statusCode(), cancel.body());
+    hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    // The CANCELED event is written without waiting: read the queue back until it is there, so
+    // the restart below cannot race it.
+    awaitStored(store1, "t-c");
+    store1.shutdownTestKit(); // the store's node goes too, as when the hub's process dies
+
+    ActorTestKit store2 = storeNode(state);
+    hub = startOn(PersistentHubJournal.open(store2.system(), Duration.ofSeconds(20)));
+    assertEquals("[\"t-q\"]", ids(get("/v1/tasks?state=queued")));
+    assertEquals("canceled", JSON.readTree(get("/v1/tasks/t-c").body()).get("state").asText());
+
+    WsFixture.RawPeer one = runner("r-one", "capsule:alpha", "slots:4");
+    String assign = WsFixture.await(one.received, s -> s.contains("task.assign"));
+    assertTrue(assign.contains("\"t-q\""), assign);
+    assertEquals("assigned", JSON.readTree(get("/v1/tasks/t-q").body()).get("state").asText());
+    assertTrue(one.received.stream().noneMatch(s -> s.contains("task.assign")), "" + one.received);
+  }
+
+  /** Reads the stored queue until {@code taskId}'s CANCELED event is in it (bounded). */
+  private static void awaitStored(ActorTestKit node, String taskId) {
+    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
+    while (PersistentQueueStore.open(node.system(), PROJECT, Duration.ofSeconds(20))
+        .recorded()
+        .stream()
+        .noneMatch(e -> e.kind() == QueueEvent.Kind.CANCELED && e.taskId().equals(taskId))) {
+      assertTrue(System.nanoTime() < deadline, "the cancel of " + taskId + " was not stored");
+    }
+  }
+
+  /** A node keeping the hub's store in an H2 file under {@code state}, as {@code --state-dir}. */
+  private ActorTestKit storeNode(Path state) {
+    HubStore store = HubStore.h2File(state);
+    store.migrate();
+    ActorTestKit node =
+        ActorTestKit.create(
+            "store",
+            store
+                .pekkoConfig()
+                .withFallback(HubCluster.singleNode())
+                .withFallback(ConfigFactory.load()));
+    nodes.add(node);
+    return node;
+  }
+
+  private ReferenceHub startOn(HubJournal journal) throws Exception {
+    return ReferenceHub.start(
+            kit.system(),
+            WsFixture.fast().build(),
+            WsFixture.TOKENS,
+            PROJECT,
+            "127.0.0.1",
+            0,
+            journal)
+        .toCompletableFuture()
+        .get(20, TimeUnit.SECONDS);
   }
 
   /** A runner that said hello; the ack the hub answers proves the hub has taken its hello in. */
