@@ -265,12 +265,16 @@ final class HubApi {
 
   /**
    * Every task the hub knows (a restarted hub: every task in its journal), by id; {@code ?state=}
-   * and {@code ?capsule=} keep only the tasks whose state or capsule is exactly that.
+   * and {@code ?capsule=} keep only the tasks whose state or capsule is exactly that. {@code
+   * ?state=queued} lists in queue order: the order they will be placed in.
    */
   private Route list(Optional<String> state, Optional<String> capsule) {
     ArrayNode out = JSON.createArrayNode();
     book.all().stream()
-        .sorted(Comparator.comparing(t -> t.id))
+        .sorted(
+            state.filter("queued"::equals).isPresent()
+                ? queue.order()
+                : Comparator.comparing(t -> t.id))
         .map(TaskBook.Task::summary)
         .filter(n -> state.isEmpty() || state.get().equals(n.get("state").asText()))
         .filter(n -> capsule.isEmpty() || capsule.get().equals(n.get("capsule").asText()))

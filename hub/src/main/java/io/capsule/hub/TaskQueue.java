@@ -283,6 +283,17 @@ final class TaskQueue {
     return queue.size();
   }
 
+  /** Queued tasks in queue order (a snapshot), then every other task by id. */
+  synchronized java.util.Comparator<TaskBook.Task> order() {
+    Map<String, Integer> position = new HashMap<>();
+    for (Pending p : queue) {
+      position.put(p.spec().id(), position.size());
+    }
+    return java.util.Comparator.<TaskBook.Task>comparingInt(
+            t -> position.getOrDefault(t.id, Integer.MAX_VALUE))
+        .thenComparing(t -> t.id);
+  }
+
   /**
    * Moves the placed ones of {@code plan} from the queue to {@code inFlight}; the rest keep their
    * place and learn the plan's reason. Under the lock.

@@ -98,6 +98,14 @@ class TaskQueueTest {
   }
 
   @Test
+  void theQueuedListIsInQueueOrderNotIdOrder() throws Exception {
+    assertEquals(201, submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-z\"}").statusCode());
+    assertEquals(201, submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-a\"}").statusCode());
+    assertEquals("[\"t-z\",\"t-a\"]", ids(get("/v1/tasks?state=queued")));
+    assertEquals("[\"t-a\",\"t-z\"]", ids(get("/v1/tasks")), "the full list stays by id");
+  }
+
+  @Test
   void aTaskQueuedWithNoRunnerIsPlacedWhenARunnerConnects() throws Exception {
     HttpResponse<String> r = submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-1\"}");
     assertEquals(201, r.statusCode(), r.body());
@@ -147,6 +155,7 @@ class TaskQueueTest {
           submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"" + id + "\"}");
       assertEquals(201, r.statusCode(), r.body());
     }
+    assertEquals("[\"t-1\",\"t-2\"]", ids(get("/v1/tasks?state=queued")));
     HttpResponse<String> full = submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-3\"}");
     assertEquals(429, full.statusCode(), full.body());
     assertEquals(Optional.of("7"), full.headers().firstValue("Retry-After"));
