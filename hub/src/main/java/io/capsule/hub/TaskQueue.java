@@ -150,16 +150,8 @@ final class TaskQueue {
 
   /** Answers 201 {@code queued} once the store kept the task; forgets it when the store failed. */
   private CompletionStage<Answer> keep(Pending p) {
-    QueueEvent e =
-        QueueEvent.queued(
-            p.spec().id(),
-            p.capsule(),
-            p.runner().orElse(""),
-            p.role(),
-            p.spec().json().toString(),
-            p.invocation().json().toString());
     return store
-        .append(e)
+        .append(queuedEvent(p))
         .handle(
             (ok, failure) -> {
               if (failure == null) {
@@ -217,6 +209,16 @@ final class TaskQueue {
         stored.add(e.taskId());
       }
     }
+  }
+
+  private static QueueEvent queuedEvent(Pending p) {
+    return QueueEvent.queued(
+        p.spec().id(),
+        p.capsule(),
+        p.runner().orElse(""),
+        p.role(),
+        p.spec().json().toString(),
+        p.invocation().json().toString());
   }
 
   private static Pending pending(QueueEvent e) {
@@ -365,6 +367,11 @@ final class TaskQueue {
                   } else {
                     p.task().requeued(String.valueOf(cause));
                     queue.addFirst(p);
+                    if (stored.add(p.spec().id())) {
+                      // It was placed at once and never stored as queued; it waits now, so it
+                      // must survive a restart like any queued task (written without waiting).
+                      store.append(queuedEvent(p));
+                    }
                   }
                   // No drain here: what failed would be planned again at once, in a loop. The next
                   // runner or report event drains.
