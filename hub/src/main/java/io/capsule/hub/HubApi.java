@@ -21,23 +21,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
-import io.capsule.hub.placement.Placement;
 import io.capsule.hub.placement.RunnerView;
-import io.capsule.hub.placement.Verdict;
-import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
-import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.javadsl.marshalling.sse.EventStreamMarshalling;
@@ -46,6 +39,7 @@ import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
 import org.apache.pekko.http.javadsl.model.sse.ServerSentEvent;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
@@ -63,13 +57,16 @@ import org.apache.pekko.stream.javadsl.Source;
  *   <li>{@code POST /v1/tasks}: {@code {"capsule": NAME, "goal": TEXT} } or a full {@code "task"}
  *       (TaskSpec), optional {@code runner}, {@code model}, {@code session}, {@code budget}, {@code
  *       role}, {@code allowed_tools}, checked whole by {@link TaskRequest} (400 with every JSON
- *       path); placed on a runner that can take it: 201, 404 for an unknown named runner, or 503.
+ *       path); placed on that runner or the least loaded one that runs the capsule and has a free
+ *       slot (201, {@code assigned}), else queued (201, {@code queued}; placed when a runner frees
+ *       a slot or connects), or 429 with {@code Retry-After} when the queue is full.
  *   <li>{@code DELETE /v1/tasks/{id}} (admin tokens only): forgets a finished task: 204; 409 while
  *       it runs, 404 when unknown.
  *   <li>{@code GET /v1/tasks[?state=S][&capsule=C]}: every task (or those in state S, of capsule
  *       C), by id: id, capsule, runner, state, events, whether a cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
- *   <li>{@code POST /v1/tasks/{id}/cancel}: 202 when a cancel was sent, 409 after the report.
+ *   <li>{@code POST /v1/tasks/{id}/cancel}: 200 for a queued task (canceled at once, never placed),
+ *       202 when a cancel was sent, 409 after the report.
  *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
@@ -88,6 +85,7 @@ final class HubApi {
   private final TaskBook book;
   private final ProjectTokens tokens;
   private final String projectId;
+  private final TaskQueue queue;
   private final org.apache.pekko.actor.typed.ActorSystem<?> system;
 
   HubApi(
@@ -95,7 +93,9 @@ final class HubApi {
       HubServer hub,
       TaskBook book,
       ProjectTokens tokens,
-      String projectId) {
+      String projectId,
+      TaskQueue queue) {
+    this.queue = queue;
     this.system = system;
     this.hub = hub;
     this.book = book;
@@ -229,41 +229,29 @@ final class HubApi {
           StatusCodes.CONFLICT,
           Diagnostic.of(Code.E_API_003, "task " + spec.id() + " was deleted from this hub"));
     }
-    Verdict verdict = place(spec.id(), req.capsule(), req.runner().orElse(""));
-    if (verdict instanceof Verdict.NoSuchRunner none) {
-      return json(
-          StatusCodes.NOT_FOUND,
-          error("no runner '" + none.runnerId() + "' is known in project " + projectId));
-    }
-    if (verdict instanceof Verdict.Wait wait) {
-      return json(
-          StatusCodes.SERVICE_UNAVAILABLE,
-          error("no runner of project " + projectId + " can take it now: " + wait.reason()));
-    }
-    RunnerKey runner = new RunnerKey(projectId, ((Verdict.Place) verdict).runnerId());
-    TaskBook.Task task = new TaskBook.Task(spec.id(), req.capsule(), runner, spec.json());
-    if (!book.add(task)) {
-      return json(StatusCodes.CONFLICT, error("task " + spec.id() + " exists"));
-    }
-    CompletionStage<Pair<StatusCode, ObjectNode>> assigned =
-        hub.assign(runner, spec, req.role(), req.invocation())
-            .thenApply(a -> Pair.<StatusCode, ObjectNode>create(StatusCodes.CREATED, task.view()))
-            .exceptionally(
-                e -> {
-                  book.remove(spec.id());
-                  Throwable cause = e instanceof CompletionException ? e.getCause() : e;
-                  if (cause instanceof DiagnosticException d) {
-                    StatusCode status =
-                        d.code() == Code.E_PRO_005
-                            ? StatusCodes.CONTENT_TOO_LARGE // the task cannot fit in one frame
-                            : StatusCodes.SERVICE_UNAVAILABLE;
-                    return Pair.create(status, error(d.diagnostic().render()));
-                  }
-                  return Pair.<StatusCode, ObjectNode>create(
-                      StatusCodes.SERVICE_UNAVAILABLE,
-                      error("the hub refused the assignment: " + cause));
-                });
-    return onSuccess(assigned, answer -> json(answer.first(), answer.second()));
+    TaskQueue.Pending pending =
+        new TaskQueue.Pending(
+            spec,
+            req.capsule(),
+            req.runner(),
+            req.role(),
+            req.invocation(),
+            TaskBook.Task.queued(spec.id(), req.capsule(), spec.json(), "not placed yet"));
+    return onSuccess(
+        queue.submit(pending),
+        answer ->
+            answer
+                .retryAfter()
+                .map(
+                    after ->
+                        complete(
+                            HttpResponse.create()
+                                .withStatus(answer.status())
+                                .addHeader(RetryAfter.create(after.toSeconds()))
+                                .withEntity(
+                                    HttpEntities.create(
+                                        ContentTypes.APPLICATION_JSON, answer.body().toString()))))
+                .orElseGet(() -> json(answer.status(), answer.body())));
   }
 
   /**
@@ -283,31 +271,17 @@ final class HubApi {
   }
 
   /**
-   * Where the task goes now ({@link Placement#plan}): a connected runner that announced its capsule
-   * (or no capsules at all) and has a free slot, least loaded first; only the named runner when
-   * {@code wanted} names one.
-   */
-  private Verdict place(String taskId, String capsule, String wanted) {
-    List<RunnerView> views =
-        hub.runners(projectId).stream()
-            .map(
-                r ->
-                    RunnerView.announced(
-                        r.key().runnerId(), r.capabilities(), r.openTasks().size(), r.connected()))
-            .toList();
-    Waiting waiting =
-        wanted.isEmpty() ? Waiting.any(taskId, capsule) : Waiting.on(taskId, capsule, wanted);
-    return Placement.plan(List.of(waiting), views).get(0);
-  }
-
-  /**
    * Every task the hub knows (a restarted hub: every task in its journal), by id; {@code ?state=}
-   * and {@code ?capsule=} keep only the tasks whose state or capsule is exactly that.
+   * and {@code ?capsule=} keep only the tasks whose state or capsule is exactly that. {@code
+   * ?state=queued} lists in queue order: the order they will be placed in.
    */
   private Route list(Optional<String> state, Optional<String> capsule) {
     ArrayNode out = JSON.createArrayNode();
     book.all().stream()
-        .sorted(Comparator.comparing(t -> t.id))
+        .sorted(
+            state.filter("queued"::equals).isPresent()
+                ? queue.order()
+                : Comparator.comparing(t -> t.id))
         .map(TaskBook.Task::summary)
         .filter(n -> state.isEmpty() || state.get().equals(n.get("state").asText()))
         .filter(n -> capsule.isEmpty() || capsule.get().equals(n.get("capsule").asText()))
@@ -323,6 +297,11 @@ final class HubApi {
     Optional<TaskBook.Task> task = book.get(id);
     if (task.isEmpty()) {
       return noSuchTask(id);
+    }
+    if (queue.cancelQueued(id)) {
+      return json(
+          StatusCodes.OK,
+          JSON.createObjectNode().put("id", id).put("canceled", true).put("state", "canceled"));
     }
     task.get().markCancelRequested();
     return onSuccess(

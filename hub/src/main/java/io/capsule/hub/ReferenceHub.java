@@ -2,9 +2,12 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
+import io.capsule.hub.queue.PersistentQueueStore;
+import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
@@ -30,6 +33,9 @@ import org.apache.pekko.stream.javadsl.Sink;
  * resume; nothing is lost or applied twice).
  */
 public final class ReferenceHub {
+  /** As the hub's journal waits for its store: long enough for a busy database, still bounded. */
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(20);
+
   private final HubServer hub;
   private final ServerBinding binding;
   private final CompletionStage<Done> events;
@@ -69,19 +75,44 @@ public final class ReferenceHub {
     TaskBook book = new TaskBook();
     journal.recorded().forEach(entry -> restore(book, entry));
     HubServer hub = HubServer.create(system, config, tokens, journal);
-    CompletionStage<Done> events = hub.events().runWith(Sink.foreach(e -> record(book, e)), system);
-    HubApi api = new HubApi(system, hub, book, tokens, projectId);
+    var settings = system.settings().config().getConfig("capsule.hub");
+    QueueStore queueStore = queueStore(journal, projectId);
+    TaskQueue queue =
+        new TaskQueue(
+            hub,
+            book,
+            projectId,
+            settings.getInt("queue-max"),
+            settings.getDuration("queue-retry-after"),
+            queueStore);
+    queue.restore(queueStore.recorded()); // before any runner's hello can drain it
+    CompletionStage<Done> events =
+        hub.events().runWith(Sink.foreach(e -> record(book, queue, e)), system);
+    HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
     return Http.get(system)
         .newServerAt(host, port)
         .bind(concat(hub.route(), api.route()))
         .thenApply(b -> new ReferenceHub(hub, b, events));
   }
 
-  private static void record(TaskBook book, HubEvent e) {
+  /**
+   * The queue is kept where the tasks are: in the store of a {@link PersistentHubJournal}, else
+   * nowhere (a hub without a store forgets everything on restart anyway).
+   */
+  private static QueueStore queueStore(HubJournal journal, String projectId) {
+    return journal instanceof PersistentHubJournal p
+        ? PersistentQueueStore.open(p.system(), projectId, STORE_TIMEOUT)
+        : QueueStore.none();
+  }
+
+  private static void record(TaskBook book, TaskQueue queue, HubEvent e) {
     if (e instanceof HubEvent.Progress p) {
       book.progress(p.progress());
     } else if (e instanceof HubEvent.Report r) {
       book.report(r.report());
+      queue.drain(); // a slot freed
+    } else if (e instanceof HubEvent.RunnerUp) {
+      queue.drain(); // a runner (maybe the one a queued task names) can take work
     }
   }
 

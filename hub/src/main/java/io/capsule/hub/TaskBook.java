@@ -31,8 +31,10 @@ final class TaskBook {
   static final class Task {
     final String id;
     final String capsule;
-    final RunnerKey runner;
     final ObjectNode spec;
+    // Empty while the task waits in the project's queue; set once when it is placed.
+    private Optional<RunnerKey> runner;
+    private Optional<String> waiting = Optional.empty();
     private final List<Entry> log = new ArrayList<>();
     private final List<Consumer<Entry>> subscribers = new ArrayList<>();
     private Optional<ObjectNode> report = Optional.empty();
@@ -40,10 +42,63 @@ final class TaskBook {
     private boolean cancelRequested;
 
     Task(String id, String capsule, RunnerKey runner, ObjectNode spec) {
+      this(id, capsule, Optional.of(runner), spec, "assigned");
+    }
+
+    private Task(
+        String id, String capsule, Optional<RunnerKey> runner, ObjectNode spec, String state) {
       this.id = id;
       this.capsule = capsule;
       this.runner = runner;
       this.spec = spec;
+      this.state = state;
+    }
+
+    /** A task no runner can take now: state {@code queued}, no runner, {@code reason} shown. */
+    static Task queued(String id, String capsule, ObjectNode spec, String reason) {
+      Task t = new Task(id, capsule, Optional.empty(), spec, "queued");
+      t.waiting = Optional.of(reason);
+      return t;
+    }
+
+    /** The queue placed it: from now on it is an assigned task like any other. */
+    synchronized void placed(RunnerKey on) {
+      runner = Optional.of(on);
+      waiting = Optional.empty();
+      if ("queued".equals(state)) {
+        state = "assigned";
+      }
+    }
+
+    /** Its assignment was refused (e.g. the runner's buffer is full): back in the queue. */
+    synchronized void requeued(String reason) {
+      runner = Optional.empty();
+      state = "queued";
+      waiting = Optional.of("its assignment was refused, waiting to be placed again: " + reason);
+    }
+
+    /** Still queued; {@code reason} is why (the latest plan's words). */
+    synchronized void stillWaiting(String reason) {
+      waiting = Optional.of(reason);
+    }
+
+    synchronized Optional<RunnerKey> runner() {
+      return runner;
+    }
+
+    /**
+     * Ends a task that never reached a runner (canceled, or refused when its turn came): its state,
+     * and a closing {@code report} event so an SSE watcher's stream ends as for any finished task.
+     */
+    synchronized void endUnplaced(String endState, String why) {
+      state = endState;
+      waiting = Optional.empty();
+      ObjectNode r = JsonNodeFactory.instance.objectNode();
+      r.put("task_id", id);
+      r.put("status", endState);
+      r.put("summary", why);
+      report = Optional.of(r);
+      append(new Entry(1, "report", r));
     }
 
     synchronized ObjectNode view() {
@@ -58,8 +113,13 @@ final class TaskBook {
       ObjectNode n = JsonNodeFactory.instance.objectNode();
       n.put("id", id);
       n.put("capsule", capsule);
-      n.put("runner", runner.toString());
+      if (runner.isPresent()) {
+        n.put("runner", runner.get().toString());
+      } else {
+        n.putNull("runner");
+      }
       n.put("state", state);
+      waiting.ifPresent(w -> n.put("waiting", w));
       n.put("cancel_requested", cancelRequested);
       n.put("events", log.size());
       return n;
@@ -108,6 +168,10 @@ final class TaskBook {
       report = Optional.of(r.report().json());
       state = r.report().status();
       append(new Entry(r.seq(), "report", r.report().json()));
+    }
+
+    synchronized String state() {
+      return state;
     }
 
     synchronized void markCancelRequested() {

@@ -155,6 +155,10 @@ public enum Code {
       "the hub's store cannot be reached or its schema cannot be created",
       "check the --store URL, its user and password file, and that the database is up; run"
           + " capsule hub migrate to see the database's own error"),
+  E_HUB_002(
+      "the project's queue of tasks waiting for a runner is full (capsule.hub.queue-max)",
+      "submit again after the Retry-After seconds, connect runners or free slots so the queue"
+          + " drains, or raise capsule.hub.queue-max"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Where {@code POST /v1/tasks} sends a task, over real sockets: two raw runners announcing
  * different capsules and slots ({@code capsule:<name>}, {@code slots:<n>}); each gets only the
- * tasks of its own capsules, a full runner takes no more, and a named runner that is not known is a
- * 404 naming it.
+ * tasks of its own capsules, a full runner takes no more (the task waits, queued), and a named
+ * runner that is not known is a 404 naming it.
  */
 class PlacementRoutingTest {
   private static final String PROJECT = "p-place";
@@ -117,10 +117,13 @@ class PlacementRoutingTest {
   @Test
   void aRunnerWithNoFreeSlotTakesNoMoreAndNoOtherRunnerHasTheCapsule() throws Exception {
     assertEquals(201, submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-1\"}").statusCode());
+    // Neither can run now: both wait in the project's queue (TaskQueueTest drains it).
     HttpResponse<String> second = submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-2\"}");
-    assertEquals(503, second.statusCode(), second.body());
+    assertEquals(201, second.statusCode(), second.body());
+    assertTrue(second.body().contains("\"state\":\"queued\""), second.body());
     HttpResponse<String> none = submit("{\"capsule\":\"delta\",\"goal\":\"d\",\"id\":\"t-3\"}");
-    assertEquals(503, none.statusCode(), none.body());
+    assertEquals(201, none.statusCode(), none.body());
+    assertTrue(none.body().contains("\"state\":\"queued\""), none.body());
     WsFixture.await(alpha.received, s -> s.contains("task.assign") && s.contains("t-1"));
     assertTrue(
         alpha.received.stream().noneMatch(s -> s.contains("task.assign")), "" + alpha.received);

@@ -1,0 +1,405 @@
+package io.capsule.hub;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.placement.Placement;
+import io.capsule.hub.placement.RunnerView;
+import io.capsule.hub.placement.Verdict;
+import io.capsule.hub.placement.Waiting;
+import io.capsule.hub.queue.QueueEvent;
+import io.capsule.hub.queue.QueueStore;
+import io.capsule.hub.runner.HubServer;
+import io.capsule.hub.runner.RunnerInfo;
+import io.capsule.hub.runner.RunnerKey;
+import io.capsule.protocol.frame.Invocation;
+import io.capsule.protocol.frame.TaskSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+
+/**
+ * The project's queue: tasks no runner can take now wait here (state {@code queued}) and are placed
+ * by {@link Placement#plan} over the whole queue, in queue order, whenever that can change the
+ * answer: a task submitted, a runner connected (it may be the one a task names), a report freeing a
+ * slot, an assignment completing.
+ *
+ * <p>Thread-safe: HTTP request threads submit and cancel, the hub's event stream drains. Planning
+ * happens under this object's lock and counts the places still being assigned ({@code inFlight}) as
+ * used slots, so two plans racing never put more tasks on a runner than it has slots; the
+ * assignments themselves go to the hub's actor outside the lock.
+ *
+ * <p>Durable with a store ({@link QueueStore}): a task is answered 201 {@code queued} only once its
+ * {@code QUEUED} event is kept, and {@link #restore} rebuilds the queue at start. That it left the
+ * queue ({@code PLACED}, {@code CANCELED}) is written after the fact, without waiting: a hub that
+ * crashes in between finds the task's {@code task.assign} in the task journal (so it is not queued
+ * again), while a lost {@code CANCELED} brings the task back as queued.
+ */
+final class TaskQueue {
+
+  /** A submitted task with everything its assignment needs. */
+  record Pending(
+      TaskSpec spec,
+      String capsule,
+      Optional<String> runner,
+      String role,
+      Invocation invocation,
+      TaskBook.Task task) {
+
+    Waiting waiting() {
+      return runner
+          .map(r -> Waiting.on(spec.id(), capsule, r))
+          .orElseGet(() -> Waiting.any(spec.id(), capsule));
+    }
+  }
+
+  /** What {@code POST /v1/tasks} answers; {@code retryAfter} only with 429. */
+  record Answer(StatusCode status, ObjectNode body, Optional<Duration> retryAfter) {
+    static Answer of(StatusCode status, ObjectNode body) {
+      return new Answer(status, body, Optional.empty());
+    }
+  }
+
+  private final HubServer hub;
+  private final TaskBook book;
+  private final String projectId;
+  private final int max;
+  private final Duration retryAfter;
+  private final LinkedList<Pending> queue = new LinkedList<>();
+  private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
+  private final Set<String> stored = new HashSet<>(); // ids with a QUEUED event in the store
+  private final QueueStore store;
+
+  TaskQueue(
+      HubServer hub,
+      TaskBook book,
+      String projectId,
+      int max,
+      Duration retryAfter,
+      QueueStore store) {
+    this.store = store;
+    if (max < 0) {
+      throw new IllegalArgumentException("capsule.hub.queue-max must be >= 0, not " + max);
+    }
+    this.hub = hub;
+    this.book = book;
+    this.projectId = projectId;
+    this.max = max;
+    this.retryAfter = retryAfter;
+  }
+
+  /**
+   * Places {@code p} now, or queues it, or refuses it: 201 assigned, 201 queued, 404 for a named
+   * runner nobody knows, 409 for a taken id, 429 ({@code E-HUB-002}) when the queue is full.
+   */
+  CompletionStage<Answer> submit(Pending p) {
+    List<Pending> placeNow;
+    synchronized (this) {
+      if (book.get(p.spec().id()).isPresent()) {
+        return done(StatusCodes.CONFLICT, error("task " + p.spec().id() + " exists"));
+      }
+      List<Pending> all = new ArrayList<>(queue);
+      all.add(p);
+      List<Verdict> plan = Placement.plan(all.stream().map(Pending::waiting).toList(), views());
+      Verdict mine = plan.get(plan.size() - 1);
+      if (mine instanceof Verdict.NoSuchRunner none) {
+        return done(
+            StatusCodes.NOT_FOUND,
+            error("no runner '" + none.runnerId() + "' is known in project " + projectId));
+      }
+      if (mine instanceof Verdict.Wait && queue.size() >= max) {
+        Diagnostic d =
+            Diagnostic.of(
+                Code.E_HUB_002,
+                queue.size()
+                    + " tasks of project "
+                    + projectId
+                    + " already wait (capsule.hub.queue-max = "
+                    + max
+                    + ")");
+        return CompletableFuture.completedFuture(
+            new Answer(
+                StatusCodes.TOO_MANY_REQUESTS, error(d.toString()), Optional.of(retryAfter)));
+      }
+      book.add(p.task());
+      queue.add(p);
+      placeNow = take(plan);
+      if (!placeNow.contains(p)) {
+        stored.add(p.spec().id());
+      }
+    }
+    CompletionStage<Answer> answer =
+        placeNow.contains(p) ? assign(p).thenApply(ok -> answerFor(p)) : keep(p);
+    placeNow.stream().filter(q -> q != p).forEach(this::assign);
+    return answer;
+  }
+
+  /** Answers 201 {@code queued} once the store kept the task; forgets it when the store failed. */
+  private CompletionStage<Answer> keep(Pending p) {
+    return store
+        .append(queuedEvent(p))
+        .handle(
+            (ok, failure) -> {
+              if (failure == null) {
+                return answerFor(p);
+              }
+              synchronized (this) {
+                stored.remove(p.spec().id());
+                boolean wasQueued = queue.remove(p);
+                if (wasQueued) {
+                  book.remove(p.spec().id());
+                  return Answer.of(
+                      StatusCodes.SERVICE_UNAVAILABLE,
+                      error(
+                          Diagnostic.of(
+                                  Code.E_PRO_010,
+                                  "the hub's store did not keep the queued task: " + failure)
+                              .toString()));
+                }
+              }
+              // Placed meanwhile: its task.assign is its record now.
+              return answerFor(p);
+            });
+  }
+
+  /**
+   * Rebuilds the queue from what the store kept, in order: tasks still waiting are queued again
+   * (unless the task journal already holds their assignment, so they are in the book), tasks
+   * canceled while waiting are shown canceled. Call once, before any runner connects.
+   */
+  synchronized void restore(List<QueueEvent> events) {
+    Map<String, QueueEvent> waiting = new LinkedHashMap<>();
+    Map<String, QueueEvent> canceled = new LinkedHashMap<>();
+    for (QueueEvent e : events) {
+      switch (e.kind()) {
+        case QUEUED -> waiting.put(e.taskId(), e);
+        case PLACED -> waiting.remove(e.taskId());
+        case CANCELED -> {
+          QueueEvent was = waiting.remove(e.taskId());
+          if (was != null) {
+            canceled.put(e.taskId(), was);
+          }
+        }
+      }
+    }
+    for (QueueEvent e : canceled.values()) {
+      Pending p = pending(e);
+      if (book.add(p.task())) {
+        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
+      }
+    }
+    for (QueueEvent e : waiting.values()) {
+      Pending p = pending(e);
+      if (book.add(p.task())) {
+        queue.add(p);
+        stored.add(e.taskId());
+      }
+    }
+  }
+
+  private static QueueEvent queuedEvent(Pending p) {
+    return QueueEvent.queued(
+        p.spec().id(),
+        p.capsule(),
+        p.runner().orElse(""),
+        p.role(),
+        p.spec().json().toString(),
+        p.invocation().json().toString());
+  }
+
+  private static Pending pending(QueueEvent e) {
+    try {
+      com.fasterxml.jackson.databind.ObjectMapper json =
+          new com.fasterxml.jackson.databind.ObjectMapper();
+      TaskSpec spec = TaskSpec.of(json.readTree(e.spec()));
+      Invocation invocation = Invocation.of(json.readTree(e.invocation()));
+      return new Pending(
+          spec,
+          e.capsule(),
+          Optional.of(e.runner()).filter(r -> !r.isEmpty()),
+          e.role(),
+          invocation,
+          TaskBook.Task.queued(e.taskId(), e.capsule(), spec.json(), "queued before the restart"));
+    } catch (java.io.IOException | DiagnosticException bad) {
+      throw new IllegalStateException("the store holds a queued task the hub cannot read", bad);
+    }
+  }
+
+  private Answer answerFor(Pending p) {
+    ObjectNode view = p.task().view();
+    if (!"too_large".equals(p.task().state())) {
+      return Answer.of(StatusCodes.CREATED, view);
+    }
+    // The task cannot fit in one frame: refused at once, and not kept.
+    book.remove(p.spec().id());
+    return Answer.of(
+        StatusCodes.CONTENT_TOO_LARGE, error(view.path("report").path("summary").asText()));
+  }
+
+  /** Places what can be placed now; call it whenever a runner connects or a slot frees. */
+  void drain() {
+    List<Pending> placeNow;
+    synchronized (this) {
+      if (queue.isEmpty()) {
+        return;
+      }
+      placeNow = take(Placement.plan(queue.stream().map(Pending::waiting).toList(), views()));
+    }
+    placeNow.forEach(this::assign);
+  }
+
+  /**
+   * Ends a queued task at once (canceled, never placed); false when it is not queued (running,
+   * finished, being assigned, or unknown), so the caller cancels it on its runner instead.
+   */
+  synchronized boolean cancelQueued(String taskId) {
+    for (Pending p : queue) {
+      if (p.spec().id().equals(taskId)) {
+        queue.remove(p);
+        if (stored.remove(taskId)) {
+          store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId));
+        }
+        p.task().markCancelRequested();
+        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
+        return true;
+      }
+    }
+    return false;
+  }
+
+  synchronized int size() {
+    return queue.size();
+  }
+
+  /** Queued tasks in queue order (a snapshot), then every other task by id. */
+  synchronized java.util.Comparator<TaskBook.Task> order() {
+    Map<String, Integer> position = new HashMap<>();
+    for (Pending p : queue) {
+      position.put(p.spec().id(), position.size());
+    }
+    return java.util.Comparator.<TaskBook.Task>comparingInt(
+            t -> position.getOrDefault(t.id, Integer.MAX_VALUE))
+        .thenComparing(t -> t.id);
+  }
+
+  /**
+   * Moves the placed ones of {@code plan} from the queue to {@code inFlight}; the rest keep their
+   * place and learn the plan's reason. Under the lock.
+   */
+  private List<Pending> take(List<Verdict> plan) {
+    Map<String, Verdict> byTask = new HashMap<>();
+    plan.forEach(v -> byTask.put(v.taskId(), v));
+    List<Pending> placed = new ArrayList<>();
+    for (Pending p : List.copyOf(queue)) {
+      Verdict v = byTask.get(p.spec().id());
+      if (v instanceof Verdict.Place place) {
+        queue.remove(p);
+        inFlight.put(p.spec().id(), place.runnerId());
+        placed.add(p);
+      } else if (v instanceof Verdict.Wait w) {
+        p.task().stillWaiting(w.reason());
+      }
+    }
+    return placed;
+  }
+
+  /** What placement sees: open tasks plus the places being assigned count as used slots. */
+  private List<RunnerView> views() {
+    Map<String, Integer> assigning = new HashMap<>();
+    List<RunnerInfo> runners = hub.runners(projectId);
+    for (Map.Entry<String, String> e : inFlight.entrySet()) {
+      boolean alreadyOpen =
+          runners.stream()
+              .anyMatch(
+                  r ->
+                      r.key().runnerId().equals(e.getValue())
+                          && r.openTasks().contains(e.getKey()));
+      if (!alreadyOpen) {
+        assigning.merge(e.getValue(), 1, Integer::sum);
+      }
+    }
+    return runners.stream()
+        .map(
+            r ->
+                RunnerView.announced(
+                    r.key().runnerId(),
+                    r.capabilities(),
+                    r.openTasks().size() + assigning.getOrDefault(r.key().runnerId(), 0),
+                    r.connected()))
+        .toList();
+  }
+
+  /**
+   * Sends the assignment. A task the hub cannot frame ({@code E-PRO-005}) never will be: it ends
+   * {@code too_large}. Any other refusal (the runner's replay buffer is full) puts it back at the
+   * head of the queue for the next drain.
+   */
+  private CompletionStage<Void> assign(Pending p) {
+    String runnerId;
+    synchronized (this) {
+      runnerId = inFlight.get(p.spec().id());
+    }
+    RunnerKey key = new RunnerKey(projectId, runnerId);
+    p.task().placed(key);
+    return hub.assign(key, p.spec(), p.role(), p.invocation())
+        .handle(
+            (ok, e) -> {
+              synchronized (this) {
+                inFlight.remove(p.spec().id());
+                if (e != null) {
+                  Throwable cause = e instanceof CompletionException ? e.getCause() : e;
+                  if (cause instanceof DiagnosticException d && d.code() == Code.E_PRO_005) {
+                    p.task().endUnplaced("too_large", d.diagnostic().render());
+                  } else {
+                    p.task().requeued(String.valueOf(cause));
+                    queue.addFirst(p);
+                    if (stored.add(p.spec().id())) {
+                      // It was placed at once and never stored as queued; it waits now, so it
+                      // must survive a restart like any queued task (written without waiting).
+                      store.append(queuedEvent(p));
+                    }
+                  }
+                  // No drain here: what failed would be planned again at once, in a loop. The next
+                  // runner or report event drains.
+                  return false;
+                }
+              }
+              return true;
+            })
+        .thenAccept(
+            ok -> {
+              boolean wasStored;
+              synchronized (this) {
+                wasStored = ok && stored.remove(p.spec().id());
+              }
+              if (wasStored) {
+                store.append(QueueEvent.left(QueueEvent.Kind.PLACED, p.spec().id()));
+              }
+              if (ok) {
+                drain(); // the slot counted while assigning may now be counted once, not twice
+              }
+            });
+  }
+
+  private static CompletionStage<Answer> done(StatusCode status, ObjectNode body) {
+    return CompletableFuture.completedFuture(Answer.of(status, body));
+  }
+
+  private static ObjectNode error(String message) {
+    return JsonNodeFactory.instance.objectNode().put("error", message);
+  }
+}

@@ -1,0 +1,49 @@
+package io.capsule.hub.queue;
+
+import io.capsule.hub.HubCbor;
+import java.util.Objects;
+
+/**
+ * What the project's queue entity persists: a task queued (with everything its later assignment
+ * needs, as JSON text so unknown fields survive), placed, or canceled while it waited. A task
+ * placed at once, without waiting, never appears here: its {@code task.assign} in the task entity
+ * is its whole record.
+ *
+ * @param runner the runner the task names, or empty for any
+ */
+public record QueueEvent(
+    Kind kind,
+    String taskId,
+    String capsule,
+    String runner,
+    String role,
+    String spec,
+    String invocation)
+    implements HubCbor {
+
+  public enum Kind {
+    QUEUED,
+    PLACED,
+    CANCELED
+  }
+
+  public QueueEvent {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(taskId, "taskId");
+    Objects.requireNonNull(capsule, "capsule");
+    Objects.requireNonNull(runner, "runner");
+    Objects.requireNonNull(role, "role");
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(invocation, "invocation");
+  }
+
+  public static QueueEvent queued(
+      String taskId, String capsule, String runner, String role, String spec, String invocation) {
+    return new QueueEvent(Kind.QUEUED, taskId, capsule, runner, role, spec, invocation);
+  }
+
+  /** The task left the queue ({@code PLACED} or {@code CANCELED}); only the id matters. */
+  public static QueueEvent left(Kind kind, String taskId) {
+    return new QueueEvent(kind, taskId, "", "", "", "", "");
+  }
+}
