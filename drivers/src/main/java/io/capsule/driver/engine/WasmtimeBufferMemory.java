@@ -5,8 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
 /**
- * A wasmtime memory seen through a little-endian buffer that is fetched lazily and dropped by
- * {@link #invalidate()} after anything that may grow the memory (the buffer goes stale on growth).
+ * A wasmtime memory seen through the binding's little-endian direct buffer, fetched lazily and
+ * dropped by {@link #invalidate()} after anything that may grow the memory (the buffer goes stale
+ * on growth): after every guest call. One class for a single instance and for a WASI graph.
  */
 class WasmtimeBufferMemory extends CheckedGuestMemory {
 

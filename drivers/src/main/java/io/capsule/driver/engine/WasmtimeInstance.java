@@ -32,7 +32,7 @@ final class WasmtimeInstance implements WasmInstance {
   private final Duration deadline;
   private final Map<String, Func> funcs = new HashMap<>();
   private final Memory memory;
-  private final WasmtimeMemory guestMemory;
+  private final WasmtimeBufferMemory guestMemory;
   private boolean closed;
 
   private WasmtimeInstance(
@@ -43,7 +43,7 @@ final class WasmtimeInstance implements WasmInstance {
     this.deadline = deadline;
     this.deadlineTicks = EpochTicker.ticks(deadline);
     this.memory = instance.getMemory(store, "memory").orElse(null);
-    this.guestMemory = new WasmtimeMemory(this);
+    this.guestMemory = new WasmtimeBufferMemory(this, this::buffer);
   }
 
   static WasmtimeInstance create(
