@@ -38,14 +38,17 @@ final class Suite {
   }
 
   /**
-   * A private folder for run directories below the module's {@code target}: Gemini CLI skips a
-   * settings file when any folder above it may be written by others, so not below {@code /tmp}.
+   * A private folder for run directories below the user's home: Gemini CLI skips a settings file
+   * when any folder above it may be written by others, so neither below {@code /tmp} nor below the
+   * module's {@code target}, which is below {@code /tmp} when the checkout is (a CI clone).
    */
   static Path privateRunsDir() throws IOException {
-    Path target = Path.of("target").toAbsolutePath();
-    Files.createDirectories(target);
+    Path base =
+        Files.createDirectories(
+            Path.of(System.getProperty("user.home"), ".cache", "capsule-real-harness"),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     return Files.createTempDirectory(
-        target,
+        base,
         "runs-",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
   }
