@@ -228,23 +228,7 @@ final class RealClaudeIT {
 
   /** The last record of this type in the (single) run's trace.jsonl. */
   private JsonNode traceRecord(String eventType) throws IOException {
-    List<Path> traces;
-    try (var files = Files.walk(tmp.resolve("runs"))) {
-      traces = files.filter(f -> f.getFileName().toString().equals("trace.jsonl")).toList();
-    }
-    assertEquals(1, traces.size(), traces::toString);
-    List<String> lines = Files.readAllLines(traces.get(0), StandardCharsets.UTF_8);
-    JsonNode found = null;
-    for (String line : lines) {
-      JsonNode n = MessageStream.JSON.readTree(line);
-      if (eventType.equals(n.path("event_type").asText())) {
-        found = n;
-      }
-    }
-    if (found == null) {
-      throw new AssertionError("no " + eventType + " in the trace:\n" + String.join("\n", lines));
-    }
-    return found;
+    return Suite.traceRecord(tmp.resolve("runs"), eventType);
   }
 
   @Test
