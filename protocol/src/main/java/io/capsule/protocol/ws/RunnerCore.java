@@ -181,7 +181,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
                   return m;
                 })
             .idleTimeout(config.deadAfter())
-            .via(Wire.decode(config.frameCapBytes(), true, mat))
+            .via(Wire.decodeAtRunner(config.frameCapBytes(), mat))
             .mapAsync(
                 1,
                 f -> {
@@ -265,6 +265,13 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       }
     } else if (f instanceof Ping p) {
       conn.out.offer(Wire.text(new Pong(p.nonce())));
+    } else if (f instanceof Wire.InvalidAssign bad) {
+      // Passed on like any assign: the runner re-checks it and reports the task refused.
+      getContext().getLog().warn("task.assign refused by its schema: {}", bad.why().diagnostic());
+      Receipt r = seq.receive(bad.assign());
+      for (SequencedFrame applied : r.applied()) {
+        waits.add(inbound.offer(applied));
+      }
     } else if (f instanceof TaskAssign || f instanceof TaskCancel) {
       Receipt r = seq.receive((SequencedFrame) f);
       for (SequencedFrame applied : r.applied()) {

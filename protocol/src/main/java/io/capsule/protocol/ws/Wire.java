@@ -6,6 +6,7 @@ import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Frame;
 import io.capsule.protocol.frame.Ping;
 import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.seq.SeqState;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -86,6 +87,47 @@ public final class Wire {
                 return r;
               }
             });
+  }
+
+  /**
+   * A {@code task.assign} that failed its schema check ({@code why}, {@code E-PRO-004}) but whose
+   * task id, role, invocation and seq could still be read. The runner sequences it like any assign
+   * and refuses it as that task's failure: dropped, the task would stay assigned forever and the
+   * hub would send it again after every restart.
+   */
+  public record InvalidAssign(TaskAssign assign, FrameRejected why) {}
+
+  /**
+   * {@link #decode} as the runner reads the hub's frames (validated), except that an assign the
+   * schema refuses but whose structure can be read comes as an {@link InvalidAssign}.
+   */
+  public static Flow<Message, Object, NotUsed> decodeAtRunner(int cap, Materializer mat) {
+    return Flow.<Message>create()
+        .mapAsync(1, m -> strictText(m, cap, mat))
+        .map(
+            text -> {
+              if (text instanceof FrameRejected r) {
+                return r;
+              }
+              byte[] bytes = ((String) text).getBytes(StandardCharsets.UTF_8);
+              try {
+                return CODEC.decode(bytes, true);
+              } catch (FrameRejected r) {
+                return readableAssign(bytes, r);
+              }
+            });
+  }
+
+  /** The assign behind a schema refusal, when its structure can be read; else the refusal. */
+  private static Object readableAssign(byte[] bytes, FrameRejected r) {
+    if (r.diagnostic().code() != Code.E_PRO_004) {
+      return r;
+    }
+    try {
+      return CODEC.decode(bytes, false) instanceof TaskAssign a ? new InvalidAssign(a, r) : r;
+    } catch (FrameRejected unreadable) {
+      return r; // no task id or seq to report against: nothing to do but refuse the frame
+    }
   }
 
   private static CompletionStage<Object> strictText(Message m, int cap, Materializer mat) {

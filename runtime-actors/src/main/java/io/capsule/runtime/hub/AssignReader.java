@@ -9,6 +9,8 @@ import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.RunRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -36,6 +38,12 @@ public class AssignReader {
   /** How much of a refused value a message quotes: enough to recognise it, never all of it. */
   private static final int QUOTE = 64;
 
+  /**
+   * How much of the schema's complaint a refusal carries: the first few paths and what they lack,
+   * while the report stays far below the frame cap even if the complaint quotes the hub's values.
+   */
+  private static final int SCHEMA_QUOTE = 512;
+
   /** What the runner makes of one assignment. */
   public sealed interface Reading {}
 
@@ -61,6 +69,10 @@ public class AssignReader {
    * anything the hub can send.
    */
   public Reading read(TaskAssign assign) {
+    Optional<Refused> unfit = schemaErrors(assign);
+    if (unfit.isPresent()) {
+      return unfit.get();
+    }
     Invocation inv = assign.invocation();
     String backend = inv.backend();
     if (!backend.startsWith("capsule:")) {
@@ -100,6 +112,34 @@ public class AssignReader {
             inv.hasAllowedTools() ? Optional.of(inv.allowedTools()) : Optional.empty()));
   }
 
+  /**
+   * The task and the invocation against their schemas ({@code task-spec.json}, {@code
+   * invocation.json}): a field of the wrong type (a budget that is a string, say) reaches here when
+   * the client passed the assign on so that the task is refused rather than dropped ({@code
+   * Wire.InvalidAssign}). The rest of the frame (role, seq) the client has read already.
+   */
+  private static Optional<Refused> schemaErrors(TaskAssign assign) {
+    List<String> errors = new ArrayList<>();
+    assign.task().validate().forEach(e -> errors.add(under("task", e)));
+    boolean taskFine = errors.isEmpty();
+    assign.invocation().validate().forEach(e -> errors.add(under("invocation", e)));
+    if (errors.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Refused(
+            Diagnostic.of(
+                    Code.E_RUN_041,
+                    "the assignment does not fit the protocol's schema (E-PRO-004): "
+                        + quote(String.join("; ", errors), SCHEMA_QUOTE))
+                .with("field", taskFine ? "invocation" : "task")));
+  }
+
+  /** A schema complaint about a body ({@code $.budget: …}) as a path in the frame. */
+  private static String under(String body, String error) {
+    return error.startsWith("$") ? body + error.substring(1) : body + ": " + error;
+  }
+
   private static Optional<Refused> field(String where, Optional<String> value) {
     if (value.isEmpty()) {
       return Optional.empty();
@@ -125,12 +165,17 @@ public class AssignReader {
 
   /** A value as a message may show it: control characters escaped, cut to {@value #QUOTE}. */
   static String quote(String v) {
+    return quote(v, QUOTE);
+  }
+
+  private static String quote(String v, int max) {
     StringBuilder out = new StringBuilder();
-    for (int i = 0; i < v.length() && out.length() < QUOTE; i++) {
+    int i = 0;
+    for (; i < v.length() && out.length() < max; i++) {
       char c = v.charAt(i);
       out.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : c);
     }
-    return v.length() > QUOTE || out.length() > QUOTE ? out + "…" : out.toString();
+    return i < v.length() || out.length() > max ? out + "…" : out.toString();
   }
 
   /** The goal, then the body, then each criterion as {@code - id: text}. */

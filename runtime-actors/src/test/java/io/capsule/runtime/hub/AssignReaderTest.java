@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskAssign;
@@ -109,6 +112,33 @@ class AssignReaderTest {
   void aBackendThatNamesNoCapsuleOfThisRunnerIsRefusedWithItsCode(
       String why, String backend, String code) {
     assertEquals(code, refusedCode(Invocation.builder(backend)), why);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          task.budget.iterations a string  | task       | budget     | {"iterations":"many"}
+          task.budget an array             | task       | budget     | [1]
+          task.goal a number               | task       | goal       | 7
+          invocation.budget.max_turns text | invocation | budget     | {"max_turns":"ten"}
+          invocation.model a number        | invocation | model      | 3
+          invocation.allowed_tools a text  | invocation | allowed_tools | "echo"
+          """)
+  void aWrongTypedFieldIsRefusedWithItsPathNotDropped(
+      String why, String body, String key, String value) throws IOException {
+    ObjectNode task = TaskSpec.builder("t1", "chore", "Say hi").build().json();
+    ObjectNode inv = Invocation.builder("capsule:hello").build().json();
+    JsonNode bad = new ObjectMapper().readTree(value);
+    (body.equals("task") ? task : inv).set(key, bad);
+
+    AssignReader.Reading r =
+        reader.read(new TaskAssign(TaskSpec.wrap(task), "worker", Invocation.wrap(inv)));
+
+    Diagnostic d = assertInstanceOf(AssignReader.Refused.class, r, why).diagnostic();
+    assertEquals("E-RUN-041", d.code().id(), why);
+    assertTrue(d.message().contains(body + "." + key), why + ": " + d.message());
   }
 
   @Test

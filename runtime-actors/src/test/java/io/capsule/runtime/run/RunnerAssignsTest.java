@@ -2,7 +2,9 @@ package io.capsule.runtime.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.driver.api.InterruptMethod;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerKey;
@@ -117,6 +119,28 @@ class RunnerAssignsTest {
     }
     assign(runner, "t-model", Invocation.builder("capsule:hello").model("m\u0000"));
     assertEquals("E-RUN-041", report("t-model").failureType().orElseThrow());
+
+    // Wrong-typed fields fail the runner's schema check; the client used to drop such a frame
+    // (E-PRO-004 in its log) and the task stayed assigned forever.
+    ObjectNode spec = TaskSpec.builder("t-budget", "chore", "Say hi").build().json();
+    spec.putObject("budget").put("iterations", "many");
+    hub.assign(runner, TaskSpec.wrap(spec), "worker", Invocation.builder("capsule:hello").build())
+        .toCompletableFuture()
+        .get(20, TimeUnit.SECONDS);
+    TaskReportBody budget = report("t-budget");
+    assertEquals("blocked", budget.status());
+    assertEquals("E-RUN-041", budget.failureType().orElseThrow());
+    assertTrue(budget.json().toString().contains("iterations"), budget.json().toString());
+    ObjectNode inv = Invocation.builder("capsule:hello").build().json();
+    inv.putObject("budget").put("max_turns", "ten");
+    hub.assign(
+            runner,
+            TaskSpec.builder("t-turns", "chore", "Say hi").build(),
+            "worker",
+            Invocation.wrap(inv))
+        .toCompletableFuture()
+        .get(20, TimeUnit.SECONDS);
+    assertEquals("E-RUN-041", report("t-turns").failureType().orElseThrow());
 
     assign(runner, "t-boom", Invocation.builder("capsule:hello"));
     TaskReportBody boom = report("t-boom");
