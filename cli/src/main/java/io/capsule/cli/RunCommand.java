@@ -71,7 +71,8 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
       names = "--trace-dir",
       paramLabel = "DIR",
       description =
-          "where the run directory with trace.jsonl goes (default: capsule.run.work-root)")
+          "where the run directory with trace.jsonl goes (default: capsule.run.work-root,"
+              + " ~/.local/state/capsule/runs)")
   Path traceDir;
 
   @Option(names = "--model", description = "use this model instead of inference.model")

@@ -44,11 +44,27 @@ final class CapsuleRunProcess {
   /** Starts the command; HOME is {@code home}, run directories go under {@code traceDir}. */
   static CapsuleRunProcess start(Path capsule, Path home, Path traceDir, String task)
       throws IOException {
+    return start(capsule, home, Optional.of(traceDir), traceDir.getParent(), task);
+  }
+
+  /**
+   * Starts the command with no {@code --trace-dir} and no work root set: run directories go where
+   * {@code capsule run} puts them by default for this HOME ({@link Suite#defaultRuns}).
+   */
+  static CapsuleRunProcess startWithDefaultWorkRoot(Path capsule, Path home, String task)
+      throws IOException {
+    return start(capsule, home, Optional.empty(), home, task);
+  }
+
+  private static CapsuleRunProcess start(
+      Path capsule, Path home, Optional<Path> traceDir, Path errDir, String task)
+      throws IOException {
     Files.createDirectories(home.resolve(".claude"));
-    Path err = Files.createTempFile(traceDir.getParent(), "capsule-run", ".stderr");
+    Path err = Files.createTempFile(errDir, "capsule-run", ".stderr");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 // A JVM started with SIGINT ignored (any background job of a non-interactive
                 // shell, e.g. under CI) never runs its shutdown hooks on SIGINT; reset it so the
                 // command sees Ctrl-C as it would in a terminal.
@@ -62,9 +78,14 @@ final class CapsuleRunProcess {
                 capsule.toString(),
                 "--task",
                 task,
-                "--json",
-                "--trace-dir",
-                traceDir.toString())
+                "--json"));
+    traceDir.ifPresent(
+        d -> {
+          command.add("--trace-dir");
+          command.add(d.toString());
+        });
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
             .redirectError(err.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     Map<String, String> env = pb.environment();

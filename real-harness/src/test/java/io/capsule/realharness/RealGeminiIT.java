@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,16 +49,17 @@ final class RealGeminiIT {
         FakeModelApi.start(
             p -> p.startsWith("/v1beta/models/") && p.endsWith(":streamGenerateContent"),
             req -> GeminiStream.error(500, "INTERNAL", "no scripted reply"));
-    home = Files.createDirectories(tmp.resolve("home"));
+    // No work root is set: the runs go to capsule run's private default below this HOME, where
+    // Gemini CLI reads the driver's settings (under the old default, /tmp, it skipped them).
+    home = Suite.privateHome();
     Files.createDirectories(home.resolve(".gemini"));
-    // capsule run's stderr file goes next to the runs folder: inside the private folder too.
-    runs = Suite.privateRunsDir().resolve("runs");
+    runs = Suite.defaultRuns(home);
   }
 
   @AfterEach
   void stop() throws IOException {
     api.close();
-    Suite.deleteTree(runs.getParent());
+    Suite.deleteTree(home);
   }
 
   @Test
@@ -80,6 +82,9 @@ final class RealGeminiIT {
             .reduce("", String::concat),
         r::toString);
     assertTrue(r.nonJsonLines().isEmpty(), r::toString);
+    // The default work root, made private by the run: Gemini CLI read the settings below it.
+    assertEquals(
+        "rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(runs)), "runs");
 
     FakeModelApi.Received request = api.received().get(0);
     assertEquals(KEY, request.headers().get("x-goog-api-key"), request.headers()::toString);
@@ -150,8 +155,8 @@ final class RealGeminiIT {
   void ctrlCMidStreamCancelsTheRunAndLeavesNoGeminiProcess() throws Exception {
     api.then(req -> GeminiStream.start().text("Starting a long answer", "…").stall());
     CapsuleRunProcess run =
-        CapsuleRunProcess.start(
-            capsule("interrupt").write(tmp.resolve("capsule")), home, runs, "Go on.");
+        CapsuleRunProcess.startWithDefaultWorkRoot(
+            capsule("interrupt").write(tmp.resolve("capsule")), home, "Go on.");
     JsonNode delta =
         run.awaitEvent(e -> "text_delta".equals(e.path("event").asText()), RUN_TIMEOUT)
             .orElseThrow(
@@ -212,7 +217,7 @@ final class RealGeminiIT {
 
   private CapsuleRunProcess.Result run(HarnessCapsule capsule, String task) throws Exception {
     Path dir = capsule.write(tmp.resolve("capsule"));
-    return CapsuleRunProcess.start(dir, home, runs, task).finish(RUN_TIMEOUT);
+    return CapsuleRunProcess.startWithDefaultWorkRoot(dir, home, task).finish(RUN_TIMEOUT);
   }
 
   /** The declared function whose name ends with the bridge tool's bare name. */

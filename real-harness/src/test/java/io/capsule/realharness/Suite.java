@@ -38,19 +38,25 @@ final class Suite {
   }
 
   /**
-   * A private folder for run directories below the user's home: Gemini CLI skips a settings file
-   * when any folder above it may be written by others, so neither below {@code /tmp} nor below the
-   * module's {@code target}, which is below {@code /tmp} when the checkout is (a CI clone).
+   * A HOME as a user has one: private (0700), below the real user's home, so that no folder above
+   * it may be written by others. A run then puts its run directory where {@code capsule run} does
+   * by default ({@link #defaultRuns}); Gemini CLI reads the driver's settings there. (A JUnit temp
+   * folder is below {@code /tmp}, which Gemini CLI refuses as a settings file's ancestor.)
    */
-  static Path privateRunsDir() throws IOException {
+  static Path privateHome() throws IOException {
     Path base =
         Files.createDirectories(
             Path.of(System.getProperty("user.home"), ".cache", "capsule-real-harness"),
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     return Files.createTempDirectory(
         base,
-        "runs-",
+        "home-",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+  }
+
+  /** Where {@code capsule run} puts run directories for this HOME when nothing says otherwise. */
+  static Path defaultRuns(Path home) {
+    return home.resolve(".local/state/capsule/runs");
   }
 
   static void deleteTree(Path dir) throws IOException {

@@ -2,13 +2,14 @@ package io.capsule.config.settings;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * {@code capsule.run.*}: the timers and limits of one capsule run (docs/run-semantics.md §3–§10).
  * See {@code reference.conf} for each default's reason.
  *
- * @param workRoot where run directories are created
+ * @param workRoot where run directories are created ({@link #privateWorkRoot} when not set)
  * @param trace whether {@code trace.jsonl} is written
  * @param versionProbeTimeout bound on the version probe and login check
  * @param driverCallTimeout deadline of each driver call
@@ -50,9 +51,10 @@ public record RunSettings(
 
   static RunSettings read(SettingsReader r) {
     String p = "capsule.run.";
-    String workRoot = r.text(p + "work-root");
     return new RunSettings(
-        Path.of(workRoot.isBlank() ? "." : workRoot),
+        r.optionalText(p + "work-root")
+            .map(Path::of)
+            .orElseGet(() -> privateWorkRoot(System.getenv(), System.getProperty("user.home"))),
         r.bool(p + "trace"),
         r.positive(p + "version-probe-timeout"),
         r.positive(p + "driver-call-timeout"),
@@ -65,5 +67,24 @@ public record RunSettings(
         r.nonNegative(p + "stderr-drain-timeout"),
         r.count(p + "keep.count", 0, Integer.MAX_VALUE),
         r.nonNegative(p + "keep.age"));
+  }
+
+  /**
+   * The work root when {@code capsule.run.work-root} is not set: {@code
+   * $XDG_STATE_HOME/capsule/runs}, or {@code $HOME/.local/state/capsule/runs} (the XDG default),
+   * {@code userHome} standing in for an unset or relative {@code HOME}. A relative {@code
+   * XDG_STATE_HOME} is ignored, as the XDG spec says. Private, not below {@code /tmp}: Gemini CLI
+   * ignores a settings file when any folder above it may be written by others (issue 20), and run
+   * directories hold a harness's credentials while it runs. The run makes it 0700 when it creates
+   * it.
+   */
+  static Path privateWorkRoot(Map<String, String> env, String userHome) {
+    String state = env.getOrDefault("XDG_STATE_HOME", "");
+    if (!state.isBlank() && Path.of(state).isAbsolute()) {
+      return Path.of(state, "capsule", "runs");
+    }
+    String home = env.getOrDefault("HOME", "");
+    Path base = !home.isBlank() && Path.of(home).isAbsolute() ? Path.of(home) : Path.of(userHome);
+    return base.resolve(".local/state/capsule/runs");
   }
 }

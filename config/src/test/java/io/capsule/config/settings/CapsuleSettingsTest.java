@@ -11,6 +11,7 @@ import io.capsule.config.diag.Diagnostic;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -88,11 +89,46 @@ class CapsuleSettingsTest {
     assertEquals(expected, read.apply(DEFAULTS));
   }
 
+  /** Under /tmp (the old default) Gemini CLI ignored the settings file the driver writes. */
   @Test
-  void runDirectoriesGoUnderTheTempDirByDefault() {
+  void runDirectoriesGoToAPrivateStateFolderByDefaultNotBelowTheTempDir() {
+    Path root = DEFAULTS.run().workRoot();
     assertEquals(
-        Path.of(System.getProperty("java.io.tmpdir"), "capsule-runs").normalize(),
-        DEFAULTS.run().workRoot().normalize());
+        RunSettings.privateWorkRoot(System.getenv(), System.getProperty("user.home")), root);
+    assertFalse(
+        root.startsWith(Path.of(System.getProperty("java.io.tmpdir"))), "below the temp dir");
+    assertTrue(root.endsWith(Path.of("capsule", "runs")), root::toString);
+  }
+
+  @ParameterizedTest(name = "XDG_STATE_HOME={0} HOME={1}")
+  @CsvSource(
+      delimiter = '|',
+      nullValues = "-",
+      textBlock =
+          """
+          /state     | /home/ann | /state/capsule/runs
+          -          | /home/ann | /home/ann/.local/state/capsule/runs
+          ''         | /home/ann | /home/ann/.local/state/capsule/runs
+          rel/state  | /home/ann | /home/ann/.local/state/capsule/runs
+          -          | -         | /passwd/home/.local/state/capsule/runs
+          -          | rel       | /passwd/home/.local/state/capsule/runs
+          """)
+  void thePrivateWorkRootFollowsXdgThenHome(String xdg, String home, String expected) {
+    Map<String, String> env = new HashMap<>();
+    if (xdg != null) {
+      env.put("XDG_STATE_HOME", xdg);
+    }
+    if (home != null) {
+      env.put("HOME", home);
+    }
+    assertEquals(Path.of(expected), RunSettings.privateWorkRoot(env, "/passwd/home"));
+  }
+
+  @Test
+  void aWorkRootSetIsTakenAsIs() {
+    assertEquals(
+        Path.of("/srv/runs"),
+        DEFAULTS.withOverrides(Map.of("capsule.run.work-root", "/srv/runs")).run().workRoot());
   }
 
   @Test
@@ -163,7 +199,6 @@ class CapsuleSettingsTest {
           capsule.run.line-cap-bytes                  | 0          | between 1 and
           capsule.run.stderr-tail-bytes               | lots       | wrong kind
           capsule.run.trace                           | maybe      | wrong kind
-          capsule.run.work-root                       | '  '       | must not be empty
           capsule.driver.engine                       | v8         | must be wasmtime or chicory
           capsule.driver.memory-cap                   | 100000     | whole number of 64 KiB
           capsule.driver.memory-cap                   | 8GiB       | between 65536 and
