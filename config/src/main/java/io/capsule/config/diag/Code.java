@@ -77,6 +77,10 @@ public enum Code {
   W_RUN_044(
       "the run's trace could not be written; the run went on without it",
       "check the work root's free space and permissions (capsule.run.work-root)"),
+  W_RUN_045(
+      "the run's clean-up (trace flush, files directory removal) did not finish in time; the"
+          + " report went out without waiting for it",
+      "check the work root's disk and the blocking dispatcher's load; the trace may be cut short"),
   W_RUN_002(
       "harness version untested or unreadable",
       "the run goes on; install a tested harness version if something misbehaves"),

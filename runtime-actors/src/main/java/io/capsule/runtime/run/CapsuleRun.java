@@ -104,11 +104,35 @@ public final class CapsuleRun {
   private enum Tick implements Command {
     RESOLVE_BOUND,
     PROBE_BOUND,
+    APPLY_BOUND,
     INACTIVITY,
     TERMINAL_GRACE,
     INTERRUPT_GRACE,
-    DRAIN_BOUND
+    DRAIN_BOUND,
+    CLEANUP_BOUND,
+    REPORT_BOUND
   }
+
+  /**
+   * Bound on applying the launch plan: a few small files written into a fresh private folder take
+   * milliseconds, so 30 s (a driver call's deadline) means the disk or the blocking pool is stuck,
+   * not slow. The run then fails {@code E-RUN-007} instead of waiting forever.
+   */
+  static final Duration APPLY_BOUND = Duration.ofSeconds(30);
+
+  /**
+   * Bound on the clean-up before the report (files folder removed, trace flushed and closed): the
+   * same kind of file work, bounded the same way. Past it the report goes out with {@code
+   * W-RUN-045}; the clean-up still finishes when it can.
+   */
+  static final Duration CLEANUP_BOUND = Duration.ofSeconds(30);
+
+  /**
+   * Bound on the session's answer to the report: a local child that answers at once, so 10 s means
+   * it failed while handing the report on. The report is sent once more (a restarted session takes
+   * it), then the run stops whether or not the answer came.
+   */
+  static final Duration REPORT_BOUND = Duration.ofSeconds(10);
 
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
@@ -131,9 +155,13 @@ public final class CapsuleRun {
   private Optional<Bridge> bridge = Optional.empty();
   private AppliedLaunch applied;
   private boolean probed;
-  private boolean applying;
+  private CompletableFuture<AppliedLaunch> applying; // until the plan is back or abandoned
+  private boolean cleaned;
+  private RunOutcome reporting; // the report sent, until the session answers
+  private boolean reportResent;
   private boolean reported;
   private HarnessProcess.Exited exit;
+  private RunOutcome cleanupOutcome; // the outcome, while the clean-up before its report runs
   private ActorRef<Driver.Command> driver;
   private ActorRef<HarnessProcess.Command> harness;
   private ActorRef<ToolBridgeHost.Command> bridgeHost;
@@ -231,9 +259,10 @@ public final class CapsuleRun {
    */
   private Behavior<Command> ending() {
     return Behaviors.receive(Command.class)
-        .onMessage(Cleaned.class, this::onCleaned)
+        .onMessage(Cleaned.class, c -> cleaned ? Behaviors.same() : onCleaned(c.outcome()))
         .onMessage(Reported.class, r -> onReported())
         .onMessage(Applied.class, this::onAppliedLate)
+        .onMessage(Tick.class, this::onEndingTick)
         .onMessage(FromHarness.class, m -> lateHarness(m.event()))
         .onAnyMessage(m -> Behaviors.same())
         .onSignal(PostStop.class, s -> release())
@@ -337,15 +366,15 @@ public final class CapsuleRun {
       return decide(RunLaunch.refused(refused));
     }
     plan = ((LaunchResult.Planned) launched.result()).plan();
-    applying = true;
-    ctx.pipeToSelf(
-        RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), blocking),
-        (a, e) -> new Applied(a, Failures.unwrap(e)));
+    applying = RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), blocking);
+    timers.startSingleTimer(Tick.APPLY_BOUND, APPLY_BOUND);
+    ctx.pipeToSelf(applying, (a, e) -> new Applied(a, Failures.unwrap(e)));
     return Behaviors.same();
   }
 
   private Behavior<Command> onApplied(Applied a) {
-    applying = false;
+    applying = null;
+    timers.cancel(Tick.APPLY_BOUND);
     if (a.failure() != null) {
       return decide(RunLaunch.notApplied(a.failure()));
     }
@@ -535,6 +564,15 @@ public final class CapsuleRun {
       case PROBE_BOUND -> {
         return onProbed(Optional.empty());
       }
+      case APPLY_BOUND -> {
+        return decide(
+            new Ending.HarnessFailed(
+                Diagnostic.of(
+                    Code.E_RUN_007,
+                    "the launch plan was not applied within "
+                        + APPLY_BOUND.toSeconds()
+                        + " s (the disk or the blocking dispatcher is stuck)")));
+      }
       case INACTIVITY -> {
         if (gate.callsInFlight()) {
           timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
@@ -545,6 +583,9 @@ public final class CapsuleRun {
       case TERMINAL_GRACE -> gate.requestKill("terminal grace elapsed");
       case INTERRUPT_GRACE -> gate.requestKill("interrupt grace elapsed");
       case DRAIN_BOUND -> gate.drainBoundElapsed();
+      case CLEANUP_BOUND, REPORT_BOUND -> {
+        return Behaviors.same(); // only started once the run is ending
+      }
     }
     return settle();
   }
@@ -674,16 +715,44 @@ public final class CapsuleRun {
     ctx.pipeToSelf(
         RunEnd.cleanUp(takeApplied(), journal.writer(), blocking),
         (v, err) -> new Cleaned(outcome));
+    timers.startSingleTimer(Tick.CLEANUP_BOUND, CLEANUP_BOUND);
+    if (applying != null) {
+      // A plan still being applied is waited for after the report, within its own bound.
+      timers.startSingleTimer(Tick.APPLY_BOUND, APPLY_BOUND);
+    }
+    cleanupOutcome = outcome;
   }
 
-  private Behavior<Command> onCleaned(Cleaned c) {
-    RunOutcome outcome = c.outcome();
+  /** A timer of the ending: each wait of it has a bound, and none stops the run silently. */
+  private Behavior<Command> onEndingTick(Tick t) {
+    if (t == Tick.CLEANUP_BOUND && !cleaned) {
+      String why = "the clean-up did not finish within " + CLEANUP_BOUND.toSeconds() + " s";
+      journal.progress(new RunEvent.Warning(taskId, Code.W_RUN_045.id(), why));
+      return onCleaned(RunEnd.withWarning(cleanupOutcome, Code.W_RUN_045, why));
+    } else if (t == Tick.REPORT_BOUND && !reported) {
+      if (!reportResent) {
+        reportResent = true;
+        sendReport(reporting);
+        return Behaviors.same();
+      }
+      ctx.getLog().error("task {}: the session did not take the report; the run stops", taskId);
+      return Behaviors.stopped();
+    } else if (t == Tick.APPLY_BOUND && reported) {
+      return Behaviors.stopped(); // the plan, if it ever comes back, is removed then (release)
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onCleaned(RunOutcome finished) {
+    cleaned = true;
+    timers.cancel(Tick.CLEANUP_BOUND);
+    RunOutcome outcome = finished;
     Optional<String> traceFailure = journal.writer().failure();
     if (traceFailure.isPresent()) {
       journal.progress(new RunEvent.Warning(taskId, Code.W_RUN_044.id(), traceFailure.get()));
-      outcome = RunEnd.withTraceWarning(outcome, traceFailure.get());
+      outcome = RunEnd.withWarning(outcome, Code.W_RUN_044, traceFailure.get());
     }
-    journal.report(outcome, ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
+    sendReport(outcome);
     // Old finished runs go now (capsule.run.keep), off this thread; never this run's directory.
     Instant now = services.clock().instant();
     CompletableFuture.runAsync(
@@ -691,22 +760,40 @@ public final class CapsuleRun {
     return Behaviors.same();
   }
 
+  /** Hands the report to the session, bounded: the session's answer ends the run. */
+  private void sendReport(RunOutcome outcome) {
+    reporting = outcome;
+    journal.report(outcome, ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
+    timers.startSingleTimer(Tick.REPORT_BOUND, REPORT_BOUND);
+  }
+
   private Behavior<Command> onReported() {
+    if (reported) {
+      return Behaviors.same(); // the answer to a re-sent report
+    }
     reported = true;
-    // A plan still being applied would leave its files directory behind: wait for it.
-    return applying ? Behaviors.same() : Behaviors.stopped();
+    timers.cancel(Tick.REPORT_BOUND);
+    // A plan still being applied would leave its files directory behind: wait for it (bounded).
+    return applying != null ? Behaviors.same() : Behaviors.stopped();
   }
 
   /** The plan came back after the run finished: its files directory is removed on stop. */
   private Behavior<Command> onAppliedLate(Applied a) {
-    applying = false;
+    applying = null;
+    timers.cancel(Tick.APPLY_BOUND);
     applied = a.launch();
     return reported ? Behaviors.stopped() : Behaviors.same();
   }
 
-  /** The run stopped: what finishing did not clean is cleaned now, off the actor thread. */
+  /**
+   * The run stopped: what finishing did not clean is cleaned now, off the actor thread; a plan
+   * still being applied is removed when it comes back.
+   */
   private Behavior<Command> release() {
     RunEnd.cleanUp(takeApplied(), journal.writer(), blocking);
+    if (applying != null) {
+      applying.thenAcceptAsync(RunEnd::removeFiles, blocking);
+    }
     return Behaviors.same();
   }
 

@@ -109,10 +109,11 @@ final class RunEnd {
   }
 
   /**
-   * The outcome of a run whose trace could not be written: the same, with a {@code W-RUN-044} note
-   * in its message, so the report says the trace is missing or cut short.
+   * The outcome with a warning in its message ({@code W-RUN-044}: the trace could not be written;
+   * {@code W-RUN-045}: the clean-up did not finish in time), so the report says the trace may be
+   * missing or cut short.
    */
-  static RunOutcome withTraceWarning(RunOutcome o, String why) {
+  static RunOutcome withWarning(RunOutcome o, Code warning, String why) {
     return new RunOutcome(
         o.taskId(),
         o.status(),
@@ -121,9 +122,14 @@ final class RunEnd {
         o.usage(),
         o.code(),
         o.failureType(),
-        o.message() + " [" + Code.W_RUN_044.id() + ": " + why + "]",
+        o.message() + " [" + warning.id() + ": " + why + "]",
         o.sessionId(),
         o.duration());
+  }
+
+  /** Removes an applied plan's files directory (on the caller's thread: call it off the actor). */
+  static void removeFiles(AppliedLaunch a) {
+    closeQuietly(a);
   }
 
   private static void closeQuietly(AppliedLaunch a) {
