@@ -8,7 +8,6 @@ import io.capsule.driver.api.InterruptMethod;
 import io.capsule.driver.api.LaunchPlan;
 import io.capsule.driver.api.LaunchResult;
 import io.capsule.driver.api.Session;
-import io.capsule.runtime.CapsuleRuntime;
 import io.capsule.runtime.CapsuleSerializable;
 import io.capsule.runtime.RunLimits;
 import io.capsule.runtime.bridge.ToolBridgeHost;
@@ -21,7 +20,6 @@ import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.core.TurnLedger;
 import io.capsule.runtime.driver.Driver;
-import io.capsule.runtime.driver.DriverRegistry;
 import io.capsule.runtime.driver.ResolvedCapsule;
 import io.capsule.runtime.harness.AppliedLaunch;
 import io.capsule.runtime.harness.HarnessProcess;
@@ -48,20 +46,24 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The supervisor of one capsule run (docs/run-semantics.md §3–§9). It decides and routes; it never
- * parses and never does I/O on its own thread: the {@link Driver} child parses, the {@link
- * HarnessProcess} child owns the process group, the {@link ProtocolSession} child reports, file
- * work runs on the blocking dispatcher. How the run ends is one pure decision, {@link RunGate}:
- * every fact goes to the gate and {@link #settle()} carries out what it says. Every wait is a timer
- * ({@link Tick}), started and cancelled only here.
+ * parses and never does I/O on its own thread: the {@link RunPreparation} child resolves, plans and
+ * probes, the {@link Driver} child parses, the {@link HarnessProcess} child owns the process group,
+ * the {@link ProtocolSession} child reports, the {@link RunClosing} child cleans up and hands the
+ * report over, file work runs on the blocking dispatcher. How the run ends is one pure decision,
+ * {@link RunGate}: every fact goes to the gate and {@link #settle()} carries out what it says. The
+ * run's own waits are timers ({@link Tick}), started and cancelled only here; the two children that
+ * wait own their bounds.
  *
- * <p>One behavior per phase: {@linkplain #starting() starting} (resolve the capsule, plan the
- * session, probe the version, start the bridge, launch, apply the plan), {@linkplain #running()
- * running} (the harness's output through the driver and the ledger) and {@linkplain #ending()
- * ending} (the outcome is final: clean up, report once, stop). Supervision of the children is
- * declared where they are spawned.
+ * <p>One behavior per phase: {@linkplain #starting() starting} (the preparation, then start the
+ * bridge, launch, apply the plan), {@linkplain #running() running} (the harness's output through
+ * the driver and the ledger) and {@linkplain #ending() ending} (the outcome is final: the closing
+ * child takes the journal and the plan; the run stops when it is done). Supervision of the children
+ * is declared where they are spawned.
  *
- * <p>Over 400 lines because the run is one actor: its phases share the children and the gate, and
- * splitting the handlers into collaborators is what issue 16 undid.
+ * <p>Over 400 lines because the run's middle is one actor: launch, turn and interrupt share the
+ * driver, the harness, the bridge and the gate, and splitting those handlers into collaborators
+ * that call back is what issue 16 undid. What stands apart (the preparation, the closing) is a
+ * child with its own messages and timers.
  */
 public final class CapsuleRun {
 
@@ -70,11 +72,7 @@ public final class CapsuleRun {
   /** Cancel the task: interrupt the turn by the driver's method, or spawn nothing. */
   public record Cancel(String reason) implements Command, CapsuleSerializable {}
 
-  private record Resolved(DriverRegistry.Resolution resolution) implements Command {}
-
-  private record Planned(Session session) implements Command {}
-
-  private record Probed(Optional<String> version) implements Command {}
+  private record FromPreparation(RunPreparation.Report report) implements Command {}
 
   private record Applied(AppliedLaunch launch, Throwable failure) implements Command {}
 
@@ -96,21 +94,17 @@ public final class CapsuleRun {
     INSTANCE
   }
 
-  private record Cleaned(RunOutcome outcome) implements Command {}
-
-  private record Reported(ProtocolSession.Reported r) implements Command {}
+  private enum ClosingStopped implements Command {
+    INSTANCE
+  }
 
   /** The run's timers; only this actor starts and cancels them. */
   private enum Tick implements Command {
-    RESOLVE_BOUND,
-    PROBE_BOUND,
     APPLY_BOUND,
     INACTIVITY,
     TERMINAL_GRACE,
     INTERRUPT_GRACE,
-    DRAIN_BOUND,
-    CLEANUP_BOUND,
-    REPORT_BOUND
+    DRAIN_BOUND
   }
 
   /**
@@ -119,20 +113,6 @@ public final class CapsuleRun {
    * not slow. The run then fails {@code E-RUN-007} instead of waiting forever.
    */
   static final Duration APPLY_BOUND = Duration.ofSeconds(30);
-
-  /**
-   * Bound on the clean-up before the report (files folder removed, trace flushed and closed): the
-   * same kind of file work, bounded the same way. Past it the report goes out with {@code
-   * W-RUN-045}; the clean-up still finishes when it can.
-   */
-  static final Duration CLEANUP_BOUND = Duration.ofSeconds(30);
-
-  /**
-   * Bound on the session's answer to the report: a local child that answers at once, so 10 s means
-   * it failed while handing the report on. The report is sent once more (a restarted session takes
-   * it), then the run stops whether or not the answer came.
-   */
-  static final Duration REPORT_BOUND = Duration.ofSeconds(10);
 
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
@@ -154,17 +134,13 @@ public final class CapsuleRun {
   private LaunchPlan plan;
   private Optional<Bridge> bridge = Optional.empty();
   private AppliedLaunch applied;
-  private boolean probed;
   private CompletableFuture<AppliedLaunch> applying; // until the plan is back or abandoned
-  private boolean cleaned;
-  private RunOutcome reporting; // the report sent, until the session answers
-  private boolean reportResent;
-  private boolean reported;
   private HarnessProcess.Exited exit;
-  private RunOutcome cleanupOutcome; // the outcome, while the clean-up before its report runs
   private ActorRef<Driver.Command> driver;
   private ActorRef<HarnessProcess.Command> harness;
   private ActorRef<ToolBridgeHost.Command> bridgeHost;
+  private ActorRef<RunPreparation.Command> preparation;
+  private ActorRef<RunClosing.Command> closing;
 
   public static Behavior<Command> create(RunStart start, RunServices services) {
     return Behaviors.setup(
@@ -207,15 +183,19 @@ public final class CapsuleRun {
             .with("task_id", taskId)
             .with("capsule", start.request().capsule().key()));
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
-    // The registry answers within its load deadline; twice that bounds the resolve and the
-    // session plan even if an answer is lost.
-    timers.startSingleTimer(Tick.RESOLVE_BOUND, limits.driverCallTimeout().multipliedBy(2));
-    services
-        .registry()
-        .tell(
-            new DriverRegistry.Resolve(
-                start.request().capsule(),
-                ctx.messageAdapter(DriverRegistry.Resolution.class, Resolved::new)));
+    // The preparation: resolve, plan, probe, each bounded. Watched without a message: it fails
+    // only by a bug, which fails this run too (E-RUN-040, as any bug of the run). This actor stops
+    // it, unwatched, once it has said all it will.
+    preparation =
+        ctx.spawn(
+            RunPreparation.create(
+                start.request(),
+                services,
+                start.runtime(),
+                workdir(),
+                ctx.messageAdapter(RunPreparation.Report.class, FromPreparation::new)),
+            "preparation");
+    ctx.watch(preparation);
   }
 
   // --- the phases -----------------------------------------------------------------------------
@@ -223,9 +203,7 @@ public final class CapsuleRun {
   /** Until the harness is spawned: every step of the start, and what may end the run early. */
   private Behavior<Command> starting() {
     return common()
-        .onMessage(Resolved.class, this::onResolved)
-        .onMessage(Planned.class, this::onPlanned)
-        .onMessage(Probed.class, p -> onProbed(p.version()))
+        .onMessage(FromPreparation.class, m -> onPreparation(m.report()))
         .onMessage(Applied.class, this::onApplied)
         .build();
   }
@@ -235,7 +213,6 @@ public final class CapsuleRun {
     return common()
         .onMessage(FromHarness.class, m -> onHarness(m.event()))
         .onMessageEquals(HarnessStopped.INSTANCE, this::onHarnessStopped)
-        .onMessage(Probed.class, p -> Behaviors.same()) // after its bound fired: too late
         .build();
   }
 
@@ -259,11 +236,8 @@ public final class CapsuleRun {
    */
   private Behavior<Command> ending() {
     return Behaviors.receive(Command.class)
-        .onMessage(Cleaned.class, c -> cleaned ? Behaviors.same() : onCleaned(c.outcome()))
-        .onMessage(Reported.class, r -> onReported())
-        .onMessage(Applied.class, this::onAppliedLate)
-        .onMessage(Tick.class, this::onEndingTick)
-        .onMessage(FromHarness.class, m -> lateHarness(m.event()))
+        .onMessageEquals(ClosingStopped.INSTANCE, Behaviors::stopped)
+        .onMessage(FromHarness.class, m -> acknowledgeLate(m.event()))
         .onAnyMessage(m -> Behaviors.same())
         .onSignal(PostStop.class, s -> release())
         .build();
@@ -271,53 +245,40 @@ public final class CapsuleRun {
 
   // --- the start ------------------------------------------------------------------------------
 
-  private Behavior<Command> onResolved(Resolved r) {
-    if (r.resolution() instanceof DriverRegistry.Refused refused) {
-      return decide(new Ending.Blocked(refused.diagnostic()));
-    }
+  private Behavior<Command> onPreparation(RunPreparation.Report r) {
     if (gate.over()) {
+      stopPreparation(); // the run ends before it started: what is left to learn is moot
+      return settle();
+    }
+    if (r instanceof RunPreparation.Refused refused) {
+      stopPreparation();
+      return decide(refused.ending());
+    } else if (r instanceof RunPreparation.Ready ready) {
+      onReady(ready);
       return Behaviors.same();
     }
-    capsule = ((DriverRegistry.Ready) r.resolution()).capsule();
-    start
-        .runtime()
-        .tell(
-            new CapsuleRuntime.PlanSession(
-                start.request(),
-                capsule.manifest().lifecycle().conversation(),
-                ctx.messageAdapter(Session.class, Planned::new)));
-    return Behaviors.same();
+    stopPreparation();
+    return onVersioned(((RunPreparation.Versioned) r).version());
   }
 
-  private Behavior<Command> onPlanned(Planned p) {
-    if (gate.over()) {
-      return Behaviors.same();
+  private void stopPreparation() {
+    if (preparation != null) {
+      ctx.unwatch(preparation);
+      ctx.stop(preparation);
+      preparation = null;
     }
-    timers.cancel(Tick.RESOLVE_BOUND);
-    plannedSession = p.session();
+  }
+
+  private void onReady(RunPreparation.Ready ready) {
+    capsule = ready.capsule();
+    plannedSession = ready.session();
     ledger = RunLaunch.ledger(taskId, capsule, start.request(), plannedSession);
     capsule.manifest().warnings().forEach(d -> journal.warn(d.code(), d.message()));
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.STARTING));
     capsule.describeNotes().forEach(n -> journal.progress(new RunEvent.Note(taskId, n)));
-    timers.startSingleTimer(Tick.PROBE_BOUND, limits.versionProbeTimeout());
-    ctx.pipeToSelf(
-        services
-            .prober()
-            .probe(
-                capsule.binary(),
-                capsule.description().versionArgs(),
-                RunDirs.grantedEnv(capsule, services.hostEnv()),
-                workdir()),
-        (v, e) -> new Probed(e == null ? v : Optional.empty()));
-    return Behaviors.same();
   }
 
-  private Behavior<Command> onProbed(Optional<String> version) {
-    if (capsule == null || probed || gate.over()) {
-      return Behaviors.same(); // the probe's bound fired first, or the run is over
-    }
-    probed = true;
-    timers.cancel(Tick.PROBE_BOUND);
+  private Behavior<Command> onVersioned(Optional<String> version) {
     harnessVersion = version;
     RunLaunch.untested(capsule, harnessVersion).ifPresent(m -> journal.warn(Code.W_RUN_002, m));
     ToolNarrowing tools = ToolNarrowing.forRun(capsule, start.request(), journal);
@@ -433,6 +394,14 @@ public final class CapsuleRun {
       journal.harnessNote(sf.diagnostic().message());
     }
     return settle();
+  }
+
+  /** Output after the journal was handed over: acknowledged, so the output keeps draining. */
+  private Behavior<Command> acknowledgeLate(HarnessProcess.Event e) {
+    if (e instanceof HarnessProcess.Lines) {
+      batchHandled();
+    }
+    return Behaviors.same();
   }
 
   /** Output after the run stopped waiting for it: not parsed, only noted, and acknowledged. */
@@ -552,18 +521,6 @@ public final class CapsuleRun {
 
   private Behavior<Command> onTick(Tick t) {
     switch (t) {
-      case RESOLVE_BOUND -> {
-        return decide(
-            new Ending.Blocked(
-                Diagnostic.of(
-                    Code.E_RUN_043,
-                    "the capsule was not resolved within "
-                        + limits.driverCallTimeout().multipliedBy(2).toMillis()
-                        + " ms")));
-      }
-      case PROBE_BOUND -> {
-        return onProbed(Optional.empty());
-      }
       case APPLY_BOUND -> {
         return decide(
             new Ending.HarnessFailed(
@@ -583,9 +540,6 @@ public final class CapsuleRun {
       case TERMINAL_GRACE -> gate.requestKill("terminal grace elapsed");
       case INTERRUPT_GRACE -> gate.requestKill("interrupt grace elapsed");
       case DRAIN_BOUND -> gate.drainBoundElapsed();
-      case CLEANUP_BOUND, REPORT_BOUND -> {
-        return Behaviors.same(); // only started once the run is ending
-      }
     }
     return settle();
   }
@@ -699,6 +653,7 @@ public final class CapsuleRun {
 
   private void finish(Ending e, boolean spawned) {
     timers.cancelAll();
+    stopPreparation();
     Duration took = Duration.between(startedAt, services.clock().instant());
     if (spawned) {
       journal.trace(RunEnd.harnessExit(exit, e, took));
@@ -711,88 +666,35 @@ public final class CapsuleRun {
     journal.trace(RunEnd.runEnd(outcome));
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.FINISHED));
     start.runtime().tell(RunEnd.ended(start.request(), spawned, sessionId, outcome));
-    // The files directory goes before the report, so whoever reads the report finds it gone.
-    ctx.pipeToSelf(
-        RunEnd.cleanUp(takeApplied(), journal.writer(), blocking),
-        (v, err) -> new Cleaned(outcome));
-    timers.startSingleTimer(Tick.CLEANUP_BOUND, CLEANUP_BOUND);
-    if (applying != null) {
-      // A plan still being applied is waited for after the report, within its own bound.
-      timers.startSingleTimer(Tick.APPLY_BOUND, APPLY_BOUND);
-    }
-    cleanupOutcome = outcome;
-  }
-
-  /** A timer of the ending: each wait of it has a bound, and none stops the run silently. */
-  private Behavior<Command> onEndingTick(Tick t) {
-    if (t == Tick.CLEANUP_BOUND && !cleaned) {
-      String why = "the clean-up did not finish within " + CLEANUP_BOUND.toSeconds() + " s";
-      journal.progress(new RunEvent.Warning(taskId, Code.W_RUN_045.id(), why));
-      return onCleaned(RunEnd.withWarning(cleanupOutcome, Code.W_RUN_045, why));
-    } else if (t == Tick.REPORT_BOUND && !reported) {
-      if (!reportResent) {
-        reportResent = true;
-        sendReport(reporting);
-        return Behaviors.same();
-      }
-      ctx.getLog().error("task {}: the session did not take the report; the run stops", taskId);
-      return Behaviors.stopped();
-    } else if (t == Tick.APPLY_BOUND && reported) {
-      return Behaviors.stopped(); // the plan, if it ever comes back, is removed then (release)
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onCleaned(RunOutcome finished) {
-    cleaned = true;
-    timers.cancel(Tick.CLEANUP_BOUND);
-    RunOutcome outcome = finished;
-    Optional<String> traceFailure = journal.writer().failure();
-    if (traceFailure.isPresent()) {
-      journal.progress(new RunEvent.Warning(taskId, Code.W_RUN_044.id(), traceFailure.get()));
-      outcome = RunEnd.withWarning(outcome, Code.W_RUN_044, traceFailure.get());
-    }
-    sendReport(outcome);
-    // Old finished runs go now (capsule.run.keep), off this thread; never this run's directory.
+    // The journal and the plan go to the closing child: this actor writes nothing more.
+    Path workRoot = limits.workRoot();
+    RunRetention.Keep keep = limits.keep();
     Instant now = services.clock().instant();
-    CompletableFuture.runAsync(
-        () -> RunRetention.prune(limits.workRoot(), runDir, limits.keep(), now), blocking);
-    return Behaviors.same();
-  }
-
-  /** Hands the report to the session, bounded: the session's answer ends the run. */
-  private void sendReport(RunOutcome outcome) {
-    reporting = outcome;
-    journal.report(outcome, ctx.messageAdapter(ProtocolSession.Reported.class, Reported::new));
-    timers.startSingleTimer(Tick.REPORT_BOUND, REPORT_BOUND);
-  }
-
-  private Behavior<Command> onReported() {
-    if (reported) {
-      return Behaviors.same(); // the answer to a re-sent report
-    }
-    reported = true;
-    timers.cancel(Tick.REPORT_BOUND);
-    // A plan still being applied would leave its files directory behind: wait for it (bounded).
-    return applying != null ? Behaviors.same() : Behaviors.stopped();
-  }
-
-  /** The plan came back after the run finished: its files directory is removed on stop. */
-  private Behavior<Command> onAppliedLate(Applied a) {
+    closing =
+        ctx.spawn(
+            RunClosing.create(
+                new RunClosing.Handover(
+                    outcome,
+                    journal,
+                    takeApplied(),
+                    applying,
+                    blocking,
+                    () -> RunRetention.prune(workRoot, runDir, keep, now))),
+            "closing");
     applying = null;
-    timers.cancel(Tick.APPLY_BOUND);
-    applied = a.launch();
-    return reported ? Behaviors.stopped() : Behaviors.same();
+    ctx.watchWith(closing, ClosingStopped.INSTANCE);
   }
 
   /**
-   * The run stopped: what finishing did not clean is cleaned now, off the actor thread; a plan
-   * still being applied is removed when it comes back.
+   * The run stopped before it could hand its journal over (its system is stopping, or it failed):
+   * what it holds is cleaned now, off the actor thread.
    */
   private Behavior<Command> release() {
-    RunEnd.cleanUp(takeApplied(), journal.writer(), blocking);
-    if (applying != null) {
-      applying.thenAcceptAsync(RunEnd::removeFiles, blocking);
+    if (closing == null) {
+      RunEnd.cleanUp(takeApplied(), journal.writer(), blocking);
+      if (applying != null) {
+        applying.thenAcceptAsync(RunEnd::removeFiles, blocking);
+      }
     }
     return Behaviors.same();
   }

@@ -107,7 +107,7 @@ class RunFileWorkBoundsTest {
     seen.addAll(until(probe, e -> isPhase(e, RunPhase.FINISHED)));
 
     // The clean-up queues behind the held thread too: no report until its bound.
-    time.timePasses(CapsuleRun.CLEANUP_BOUND.minusMillis(1));
+    time.timePasses(RunClosing.CLEANUP_BOUND.minusMillis(1));
     probe.expectNoMessage(Duration.ofMillis(300));
     time.timePasses(Duration.ofMillis(1));
     seen.addAll(RunFixture.events(probe, MAX));
@@ -123,7 +123,6 @@ class RunFileWorkBoundsTest {
         "the late clean-up is a warning: " + seen);
 
     // The plan comes back after the run gave up on it: its files directory is removed then.
-    time.timePasses(CapsuleRun.APPLY_BOUND);
     release.countDown();
     probe.awaitAssert(
         MAX,
