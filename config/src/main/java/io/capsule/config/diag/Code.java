@@ -63,10 +63,10 @@ public enum Code {
       "the task did not complete (failed, max turns, spend ceiling, canceled)",
       "read the run's outcome and trace for the cause"),
   E_RUN_041(
-      "a field of the assignment is malformed (capsule name, model, session, or a field of the"
-          + " wrong type such as a budget)",
+      "a field of the assignment is malformed (capsule name, model, session) or of the wrong"
+          + " type (a budget)",
       "send a capsule name of a-z, 0-9 and '-' (at most 64), a model and session without"
-          + " control characters (at most 256), and a task and invocation that fit their schemas"),
+          + " control characters (at most 256), and typed fields"),
   E_RUN_042(
       "the runner failed while handling this task; other tasks go on",
       "report it with the runner's log; the task can be assigned again"),
