@@ -1,6 +1,8 @@
-//! Lifting: the host's parameters, in linear memory or flat, into owned Rust values.
+//! Lifting: the host's parameters, in linear memory or flat, into owned Rust values. The export
+//! owns what the host lowered (canonical ABI), so each string's block becomes its `String` and
+//! each list or spilled-parameter block is freed once read.
 
-use super::{done_lifting, trap};
+use super::{free_inbound, trap};
 use crate::types::*;
 
 unsafe fn rd_u8(base: *const u8, off: usize) -> u8 {
@@ -11,15 +13,19 @@ unsafe fn rd_u32(base: *const u8, off: usize) -> u32 {
     (base.add(off) as *const u32).read_unaligned()
 }
 
+/// Takes the host's `len`-byte, align-1 block as the string: no copy when it is UTF-8 (the block
+/// was allocated by the global allocator with exactly that layout, so `String` may own it).
 unsafe fn lift_string(ptr: *const u8, len: usize) -> String {
     if len == 0 {
         return String::new();
     }
     let bytes = core::slice::from_raw_parts(ptr, len);
-    match core::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    if core::str::from_utf8(bytes).is_ok() {
+        return String::from_raw_parts(ptr as *mut u8, len, len);
     }
+    let lossy = String::from_utf8_lossy(bytes).into_owned();
+    free_inbound(ptr, len, 1);
+    lossy
 }
 
 unsafe fn rd_string(base: *const u8, off: usize) -> String {
@@ -39,7 +45,9 @@ unsafe fn rd_string_list(base: *const u8, off: usize) -> Vec<String> {
 }
 
 unsafe fn lift_string_list(ptr: *const u8, count: usize) -> Vec<String> {
-    (0..count).map(|i| rd_string(ptr, i * 8)).collect()
+    let list = (0..count).map(|i| rd_string(ptr, i * 8)).collect();
+    free_inbound(ptr, count * 8, 4);
+    list
 }
 
 fn lift_bool(v: i32) -> bool {
@@ -75,6 +83,7 @@ pub unsafe fn lift_launch_request(p: *mut u8) -> LaunchRequest {
         1 => SessionMode::Resume,
         _ => trap(),
     };
+    // The record spilled to memory (more than 16 flat values): one block of 100 bytes, align 4.
     let request = LaunchRequest {
         model: rd_opt_string(p, 0),
         system_prompt: rd_string(p, 12),
@@ -84,14 +93,12 @@ pub unsafe fn lift_launch_request(p: *mut u8) -> LaunchRequest {
         harness_version: rd_opt_string(p, 80),
         task: rd_string(p, 92),
     };
-    done_lifting();
+    free_inbound(p, 100, 4);
     request
 }
 
 pub unsafe fn lift_lines(ptr: *mut u8, count: usize) -> Vec<String> {
-    let lines = lift_string_list(ptr as *const u8, count);
-    done_lifting();
-    lines
+    lift_string_list(ptr as *const u8, count)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -112,7 +119,6 @@ pub unsafe fn lift_exit_status(
         interrupted: lift_bool(interrupted),
         saw_terminal: lift_bool(saw_terminal),
     };
-    done_lifting();
     exit
 }
 
@@ -129,6 +135,5 @@ pub unsafe fn lift_login_output(
         stdout: lift_string(stdout_ptr as *const u8, stdout_len),
         stderr: lift_string(stderr_ptr as *const u8, stderr_len),
     };
-    done_lifting();
     output
 }

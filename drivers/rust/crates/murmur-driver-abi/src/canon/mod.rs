@@ -1,12 +1,16 @@
 //! Hand-written canonical-ABI lifting and lowering for exactly the types the five exports of
 //! `murmur:driver/process@0.6.0` pass (wit-bindgen is not packaged for the offline toolchain).
 //!
-//! Memory ownership. Everything the host allocates through `cabi_realloc` before a call (the
-//! parameters) is tracked as *inbound* and freed as soon as the export has copied it into owned
-//! Rust values, whatever way the host carved its allocations. Everything the export allocates
-//! for its result is tracked as *outbound* and freed by the `cabi_post_*` function; it is also
-//! freed at the start of the next export call, so a host that never calls post-return leaks
-//! nothing across calls.
+//! Memory ownership, as the canonical ABI gives it. `cabi_realloc` is the global allocator and
+//! nothing more: it remembers nothing, so whatever else allocates through it keeps its memory —
+//! the WASI preview1 adapter allocates its state once through the main module's `cabi_realloc`,
+//! and a tracking allocator that freed everything after lifting corrupted that state. The
+//! parameters the host lowered are owned by the export: lifting takes each string as the `String`
+//! it becomes (no copy when it is valid UTF-8) and frees each list and spilled-parameter block by
+//! its ABI layout, exactly as the host allocated them (one `cabi_realloc` per string and list).
+//! Everything the export allocates for its result is tracked as *outbound* and freed by the
+//! `cabi_post_*` function; it is also freed at the start of the next export call, so a host that
+//! never calls post-return leaks nothing across calls.
 //!
 //! Layouts (offsets in bytes, all little-endian), derived from the canonical ABI:
 //! - string, list: `{ptr: u32 @0, len: u32 @4}`, size 8, align 4.
@@ -17,9 +21,8 @@
 //! - description: size 76; launch-request: size 100; result<launch-plan,string>: size 56;
 //!   login-state: size 12. Each lowering function names its field offsets.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, realloc as grow, Layout};
 
-pub(crate) static mut INBOUND: Vec<(usize, Layout)> = Vec::new();
 pub(crate) static mut OUTBOUND: Vec<(usize, Layout)> = Vec::new();
 
 pub(crate) fn trap() -> ! {
@@ -49,14 +52,39 @@ unsafe fn free_all(list: &mut Vec<(usize, Layout)>) {
     }
 }
 
-/// `cabi_realloc`: the host allocates parameter memory here. A grow copies into a fresh block;
-/// the old one stays tracked and is freed with the rest after lifting.
+/// `cabi_realloc`: the global allocator. A zero-size request gets an aligned pointer that is
+/// never dereferenced nor freed; a grow keeps the contents, as `realloc` does.
 pub unsafe fn realloc(old_ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
-    let ptr = tracked_alloc(&mut INBOUND, new_size, align);
-    if !old_ptr.is_null() && old_size > 0 && new_size > 0 {
-        core::ptr::copy_nonoverlapping(old_ptr, ptr, old_size.min(new_size));
+    let align = align.max(1);
+    if new_size == 0 {
+        if !old_ptr.is_null() && old_size > 0 {
+            dealloc(old_ptr, layout(old_size, align));
+        }
+        return align as *mut u8;
+    }
+    let ptr = if old_ptr.is_null() || old_size == 0 {
+        alloc(layout(new_size, align))
+    } else {
+        grow(old_ptr, layout(old_size, align), new_size)
+    };
+    if ptr.is_null() {
+        trap();
     }
     ptr
+}
+
+pub(crate) fn layout(size: usize, align: usize) -> Layout {
+    match Layout::from_size_align(size, align) {
+        Ok(layout) => layout,
+        Err(_) => trap(),
+    }
+}
+
+/// Frees a block the host allocated through [`realloc`] with this size and alignment.
+pub(crate) unsafe fn free_inbound(ptr: *const u8, size: usize, align: usize) {
+    if size > 0 {
+        dealloc(ptr as *mut u8, layout(size, align));
+    }
 }
 
 pub unsafe fn begin_call() {
@@ -65,10 +93,6 @@ pub unsafe fn begin_call() {
 
 pub unsafe fn end_call() {
     free_all(&mut OUTBOUND);
-}
-
-pub(crate) unsafe fn done_lifting() {
-    free_all(&mut INBOUND);
 }
 
 mod lift;

@@ -10,8 +10,11 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,10 +33,17 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * {@code parse} throughput in lines per second through the built-in {@code claude-code} driver (a
- * real serde_json parser compiled to WebAssembly), per engine and batch size, beside a bare Jackson
- * {@code readTree} of the same lines in the same run: the ratio is what sandboxing the parser
- * costs. Lines are the real Claude Code transcripts (recorded from the real CLI), cycled.
+ * {@code parse} throughput in lines per second through a driver component, per driver, engine and
+ * batch size, beside a bare Jackson {@code readTree} of the same lines in the same run: the ratio
+ * is what sandboxing the parser costs. Lines are the real transcripts of each harness (recorded
+ * from the real CLIs; the jsonl contract's own examples for the jsonl builds), cycled.
+ *
+ * <p>{@code driver}: the four built-ins (import-free, {@code builtin:NAME}), and two WASI builds of
+ * the jsonl driver beside the built-in {@code jsonl} — {@code jsonl-wasi} (Rust for wasm32-wasi)
+ * and {@code jsonl-c} (C on wasi-libc), each wrapped with the preview1 adapter — whose difference
+ * from {@code jsonl} is the adapter's cost per call. The WASI components are read from {@code
+ * -Dcapsule.bench.wasiFixtures} (default: the committed fixtures, relative to the repository root).
+ * Narrow a run with {@code -p driver=claude-code}.
  *
  * <p>Read the {@code lines} secondary counter (lines/s); the primary score counts batches. {@code
  * batch} follows docs/run-semantics.md §5: 1 line, a typical 16, and the 256-line ceiling. Each
@@ -47,9 +57,20 @@ import org.openjdk.jmh.infra.Blackhole;
 @Fork(1)
 public class ParseBench {
 
-  static final String[] TRANSCRIPTS = {
-    "auth401", "happy", "interrupt", "mcp", "rate429", "thinking", "twoturn"
-  };
+  /** Each driver's transcript folder and files. */
+  static final Map<String, List<String>> TRANSCRIPTS =
+      Map.of(
+          "claude-code",
+          List.of("auth401", "happy", "interrupt", "mcp", "rate429", "thinking", "twoturn"),
+          "codex",
+          List.of("auth401", "happy", "interrupt", "mcp", "rate429"),
+          "gemini-cli",
+          List.of("auth401", "happy", "interrupt", "mcp", "rate429"),
+          "jsonl",
+          List.of("error", "happy", "tools"));
+
+  @Param({"claude-code", "codex", "gemini", "jsonl", "jsonl-wasi", "jsonl-c"})
+  public String driver;
 
   @Param({"wasmtime", "chicory"})
   public String engine;
@@ -59,7 +80,7 @@ public class ParseBench {
 
   private DriverLoader loader;
   private LoadedDriver loaded;
-  private ProcessDriver driver;
+  private ProcessDriver instance;
   private final ObjectMapper mapper = new ObjectMapper();
   private List<List<String>> batches;
   private int next;
@@ -79,8 +100,8 @@ public class ParseBench {
   @Setup(Level.Trial)
   public void load() {
     loader = DriverLoader.create(engine, DriverLoader.Settings.DEFAULTS);
-    loaded = loader.load("builtin:claude-code");
-    List<String> all = transcriptLines();
+    loaded = load(loader, driver);
+    List<String> all = transcriptLines(transcriptsOf(driver));
     batches = new ArrayList<>();
     int at = 0;
     // enough batches that a batch of 256 still cycles through every transcript
@@ -97,15 +118,15 @@ public class ParseBench {
 
   @Setup(Level.Iteration)
   public void freshInstance() {
-    if (driver != null) {
-      driver.close();
+    if (instance != null) {
+      instance.close();
     }
-    driver = loaded.newInstance();
+    instance = loaded.newInstance();
   }
 
   @TearDown(Level.Trial)
   public void close() {
-    driver.close();
+    instance.close();
     loader.close();
   }
 
@@ -119,7 +140,7 @@ public class ParseBench {
   public Object parse(Lines counter) {
     List<String> b = nextBatch();
     counter.lines += b.size();
-    return driver.parse(b);
+    return instance.parse(b);
   }
 
   @Benchmark
@@ -131,10 +152,35 @@ public class ParseBench {
     }
   }
 
-  static List<String> transcriptLines() {
+  /** A built-in by name, or a WASI build of the jsonl driver from the fixtures folder. */
+  static LoadedDriver load(DriverLoader loader, String driver) {
+    if (!driver.startsWith("jsonl-")) {
+      return loader.load("builtin:" + driver);
+    }
+    Path wasm =
+        Path.of(
+                System.getProperty(
+                    "capsule.bench.wasiFixtures", "drivers/src/test/resources/fixtures/wasi"))
+            .resolve(driver + ".wasm");
+    try {
+      return loader.loadBytes(driver, Files.readAllBytes(wasm));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String transcriptsOf(String driver) {
+    return switch (driver) {
+      case "gemini" -> "gemini-cli";
+      case "jsonl-wasi", "jsonl-c" -> "jsonl";
+      default -> driver;
+    };
+  }
+
+  static List<String> transcriptLines(String folder) {
     List<String> out = new ArrayList<>();
-    for (String name : TRANSCRIPTS) {
-      String path = "/transcripts/claude-code/" + name + ".jsonl";
+    for (String name : TRANSCRIPTS.get(folder)) {
+      String path = "/transcripts/" + folder + "/" + name + ".jsonl";
       try (InputStream in = ParseBench.class.getResourceAsStream(path)) {
         if (in == null) {
           throw new IllegalStateException("missing resource " + path);

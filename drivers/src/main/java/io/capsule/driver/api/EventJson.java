@@ -1,9 +1,6 @@
 package io.capsule.driver.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.CharacterEscapes;
-import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -11,14 +8,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 
 /**
  * The canonical JSON of {@link Event}s, shared with the Rust drivers' {@code json.rs} (golden
@@ -39,11 +30,10 @@ public final class EventJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   static {
-    MAPPER.getFactory().setCharacterEscapes(new RustEscapes());
+    MAPPER.getFactory().setCharacterEscapes(new SerdeEscapes());
   }
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final BigInteger U64_LIMIT = BigInteger.ONE.shiftLeft(64);
 
   /** The event as its canonical JSON object. */
   public static ObjectNode toJson(Event event) {
@@ -104,7 +94,7 @@ public final class EventJson {
     if (node == null || !node.isObject()) {
       throw new IllegalArgumentException("an event must be a JSON object, not " + node);
     }
-    Fields f = new Fields(node, text(node.get("type"), "event", "type"));
+    EventFields f = new EventFields(node, EventFields.text(node.get("type"), "event", "type"));
     Event e =
         switch (f.type) {
           case "session-started" ->
@@ -220,185 +210,5 @@ public final class EventJson {
       return NODES.numberNode(d);
     }
     return NODES.textNode(Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
-  }
-
-  private static String text(JsonNode v, String type, String field) {
-    if (v == null || !v.isTextual()) {
-      throw new IllegalArgumentException(where(type, field) + " must be a string, not " + v);
-    }
-    return v.textValue();
-  }
-
-  private static String where(String type, String field) {
-    return type + "." + field;
-  }
-
-  /** The fields of one event object, read once each; {@link #noOthers} refuses the rest. */
-  private static final class Fields {
-    private final JsonNode node;
-    private final String type;
-    private final Set<String> read = new HashSet<>(Set.of("type"));
-
-    Fields(JsonNode node, String type) {
-      this.node = node;
-      this.type = type;
-    }
-
-    private JsonNode required(String name) {
-      read.add(name);
-      JsonNode v = node.get(name);
-      if (v == null) {
-        throw new IllegalArgumentException(where(type, name) + " is missing");
-      }
-      return v;
-    }
-
-    String text(String name) {
-      return EventJson.text(required(name), type, name);
-    }
-
-    String textNode(JsonNode v, String name) {
-      return EventJson.text(v, type, name);
-    }
-
-    boolean bool(String name) {
-      JsonNode v = required(name);
-      if (!v.isBoolean()) {
-        throw new IllegalArgumentException(where(type, name) + " must be true or false, not " + v);
-      }
-      return v.booleanValue();
-    }
-
-    long u64(String name) {
-      return u64Node(required(name), name);
-    }
-
-    Long u64Node(JsonNode v, String name) {
-      if (!v.isIntegralNumber()
-          || v.bigIntegerValue().signum() < 0
-          || v.bigIntegerValue().compareTo(U64_LIMIT) >= 0) {
-        throw new IllegalArgumentException(
-            where(type, name) + " must be an integer from 0 to 2^64-1, not " + v);
-      }
-      return v.bigIntegerValue().longValue();
-    }
-
-    long u32(String name) {
-      JsonNode v = required(name);
-      if (!v.isIntegralNumber()
-          || !v.canConvertToLong()
-          || v.longValue() < 0
-          || v.longValue() > 0xffff_ffffL) {
-        throw new IllegalArgumentException(
-            where(type, name) + " must be an integer from 0 to 2^32-1, not " + v);
-      }
-      return v.longValue();
-    }
-
-    Double f64Node(JsonNode v, String name) {
-      if (v.isNumber()) {
-        return v.doubleValue();
-      }
-      if (v.isTextual()) {
-        switch (v.textValue()) {
-          case "NaN":
-            return Double.NaN;
-          case "Infinity":
-            return Double.POSITIVE_INFINITY;
-          case "-Infinity":
-            return Double.NEGATIVE_INFINITY;
-          default:
-            break;
-        }
-      }
-      throw new IllegalArgumentException(where(type, name) + " must be a number, not " + v);
-    }
-
-    <T> Optional<T> option(String name, BiFunction<JsonNode, String, T> some) {
-      JsonNode v = required(name);
-      return v.isNull() ? Optional.empty() : Optional.of(some.apply(v, name));
-    }
-
-    <E> E named(String name, E[] values, Function<E, String> witName) {
-      String s = text(name);
-      return Arrays.stream(values)
-          .filter(v -> witName.apply(v).equals(s))
-          .findFirst()
-          .orElseThrow(
-              () -> new IllegalArgumentException(where(type, name) + " has no case \"" + s + "\""));
-    }
-
-    List<QuotaWindow> windows() {
-      JsonNode array = required("windows");
-      if (!array.isArray()) {
-        throw new IllegalArgumentException(where(type, "windows") + " must be an array");
-      }
-      List<QuotaWindow> windows = new ArrayList<>();
-      for (JsonNode w : array) {
-        if (!w.isObject()) {
-          throw new IllegalArgumentException(where(type, "windows") + " holds a non-object " + w);
-        }
-        Fields f = new Fields(w, type + ".windows[" + windows.size() + "]");
-        f.read.remove("type");
-        windows.add(
-            new QuotaWindow(
-                f.text("name"),
-                f.option("used", f::f64Node),
-                f.option("resets-at", f::u64Node),
-                f.option("window-minutes", f::u64Node),
-                f.option(
-                    "state",
-                    (v, n) ->
-                        Arrays.stream(QuotaState.values())
-                            .filter(s -> s.witName().equals(v.asText()) && v.isTextual())
-                            .findFirst()
-                            .orElseThrow(
-                                () ->
-                                    new IllegalArgumentException(
-                                        where(f.type, n) + " has no case " + v)))));
-        f.noOthers();
-      }
-      return windows;
-    }
-
-    void noOthers() {
-      Iterator<String> names = node.fieldNames();
-      while (names.hasNext()) {
-        String name = names.next();
-        if (!read.contains(name)) {
-          throw new IllegalArgumentException(where(type, name) + " is not a field of this event");
-        }
-      }
-    }
-  }
-
-  /**
-   * Escapes exactly as serde_json does, so a text holding a control character (a terminal's ESC,
-   * say) is written byte for byte as the Rust drivers write it: the short forms for backspace, tab,
-   * newline, form feed and carriage return; every other control character as a unicode escape with
-   * four <b>lowercase</b> hex digits (Jackson's default is uppercase); nothing else escaped.
-   */
-  private static final class RustEscapes extends CharacterEscapes {
-    private static final long serialVersionUID = 1L;
-    private final int[] codes = CharacterEscapes.standardAsciiEscapesForJSON();
-
-    RustEscapes() {
-      for (int c = 0; c < 0x20; c++) {
-        if (codes[c] == CharacterEscapes.ESCAPE_STANDARD) {
-          codes[c] = CharacterEscapes.ESCAPE_CUSTOM;
-        }
-      }
-    }
-
-    @Override
-    public int[] getEscapeCodesForAscii() {
-      return codes;
-    }
-
-    @Override
-    public SerializableString getEscapeSequence(int ch) {
-      // Asked for every non-ASCII character too: those are written as they are.
-      return ch < 0x20 ? new SerializedString(String.format("\\u%04x", ch)) : null;
-    }
   }
 }

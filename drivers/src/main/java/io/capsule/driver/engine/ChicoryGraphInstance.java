@@ -125,10 +125,9 @@ final class ChicoryGraphInstance implements WasmInstance {
       if (i == linking.graph().mainInstance()) {
         Instance main = instances[i];
         memory = new ChicoryMemory(this, main::memory);
-        // right after the main instance, as wasmtime's Linker.module does for a reactor
-        if (linking.mainInfo().functionExports().containsKey(PreparedModule.INITIALIZE)) {
-          main.export(PreparedModule.INITIALIZE).apply();
-        }
+        // A reactor's _initialize is not called here: the component's fixup module imports it and
+        // its start function calls it once the indirect-call table the initializer reaches WASI
+        // through is filled (calling it now traps on an uninitialized table element).
       }
     }
   }

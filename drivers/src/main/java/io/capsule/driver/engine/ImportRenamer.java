@@ -9,7 +9,10 @@ import java.util.List;
  * wasmtime engine uses it to wire a component's core graph inside one wasmtime {@code Linker}:
  * wasmtime-java 0.19 cannot hand a table (or global) from one instance to another through Java, but
  * its linker resolves names natively, so each import is renamed to the unique name its provider is
- * registered under. Pure.
+ * registered under. It also renames one export ({@link #renameExport}): wasmtime's linker calls a
+ * module's {@code _initialize} as soon as it registers it, but in a component graph the fixup
+ * module's start function calls it, after the indirect-call table the initializer calls through is
+ * filled. Pure.
  */
 final class ImportRenamer {
   private ImportRenamer() {}
@@ -50,6 +53,41 @@ final class ImportRenamer {
         section.write(module, descStart, s.position() - descStart);
       }
       out.write(2);
+      leb(out, section.size());
+      byte[] content = section.toByteArray();
+      out.write(content, 0, content.length);
+    }
+    return out.toByteArray();
+  }
+
+  /** {@code module} with its export {@code from} (when present) named {@code to}. */
+  static byte[] renameExport(byte[] module, String from, String to) throws ByteReader.Malformed {
+    ByteReader in = new ByteReader(module, 8, module.length);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(module.length + 64);
+    out.write(module, 0, 8);
+    while (!in.atEnd()) {
+      int sectionStart = in.position();
+      int id = in.u8();
+      int size = in.u32();
+      int contentStart = in.position();
+      in.skip(size);
+      if (id != 7) {
+        out.write(module, sectionStart, in.position() - sectionStart);
+        continue;
+      }
+      ByteReader s = new ByteReader(module, contentStart, in.position());
+      int n = s.u32();
+      ByteArrayOutputStream section = new ByteArrayOutputStream(size + 64);
+      leb(section, n);
+      for (int i = 0; i < n; i++) {
+        String name = s.name();
+        int descStart = s.position();
+        s.u8();
+        s.u32();
+        string(section, name.equals(from) ? to : name);
+        section.write(module, descStart, s.position() - descStart);
+      }
+      out.write(7);
       leb(out, section.size());
       byte[] content = section.toByteArray();
       out.write(content, 0, content.length);

@@ -21,6 +21,13 @@ final class WasmtimeGraph implements WasmModule {
 
   static final String HOST = "wasi-host";
 
+  /**
+   * What a module's {@code _initialize} export is renamed to, so wasmtime's linker does not call it
+   * on registration (before the fixup has filled the table it calls WASI through); the fixup's
+   * start function, which imports it, calls it at the component's own time.
+   */
+  static final String DEFERRED_INITIALIZE = "capsule:deferred-initialize";
+
   /** A host function an instantiation imports, under its renamed name. */
   record HostImport(ImportRenamer.Name name, CoreGraph.Item item, CoreModule.FuncType type) {}
 
@@ -75,7 +82,8 @@ final class WasmtimeGraph implements WasmModule {
         int from = GraphLinking.argument(step, i, imp.module(), imp.name());
         GraphLinking.Resolved r = linking.resolve(from, imp.name());
         if (r instanceof GraphLinking.ModuleExport e) {
-          names.add(new ImportRenamer.Name(instanceName(e.instance()), e.name()));
+          String name = e.name().equals(PreparedModule.INITIALIZE) ? DEFERRED_INITIALIZE : e.name();
+          names.add(new ImportRenamer.Name(instanceName(e.instance()), name));
         } else {
           if (type == null) {
             throw Failures.unloadable(
@@ -93,7 +101,11 @@ final class WasmtimeGraph implements WasmModule {
       }
       byte[] renamed;
       try {
-        renamed = ImportRenamer.rename(prepared.bytes(), names);
+        renamed =
+            ImportRenamer.renameExport(
+                ImportRenamer.rename(prepared.bytes(), names),
+                PreparedModule.INITIALIZE,
+                DEFERRED_INITIALIZE);
       } catch (ByteReader.Malformed e) {
         throw Failures.unloadable("a core module of the driver does not parse: " + e.getMessage());
       }

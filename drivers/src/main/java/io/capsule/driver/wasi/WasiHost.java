@@ -4,7 +4,6 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.wasm.DriverException;
 import io.capsule.driver.wasm.GuestMemory;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +17,9 @@ import java.util.Optional;
  * <p>Functions are looked up by interface (any {@code 0.2.x}) and name, with the canonical ABI's
  * flattening: arguments and results as raw core values, results that flatten to more than one value
  * written through the return pointer the caller passes last. Resource handles live in this
- * instance's {@link HandleTable}.
+ * instance's {@link HandleTable}. This class is the front door (lookup, {@code resource.drop}) and
+ * {@code wasi:cli} and {@code wasi:filesystem}; {@link WasiIo} serves {@code wasi:io} and {@link
+ * WasiClocksAndRandom} the clocks and random.
  *
  * <p>Not thread-safe: one instance, one thread at a time (the run's driver actor).
  */
@@ -46,9 +47,8 @@ public final class WasiHost {
   static final String ERROR = "wasi:io/error#error";
 
   private static final long[] NONE = new long[0];
-  private static final SecureRandom RANDOM = new SecureRandom();
 
-  private enum Stream {
+  enum Stream {
     STDIN,
     STDOUT,
     STDERR
@@ -57,6 +57,8 @@ public final class WasiHost {
   private final HandleTable handles = new HandleTable();
   private final OutputCapture stdout = new OutputCapture("stdout");
   private final OutputCapture stderr = new OutputCapture("stderr");
+  private final WasiIo io = new WasiIo(handles, stdout, stderr);
+  private final WasiClocksAndRandom clocks = new WasiClocksAndRandom(handles);
 
   /** The handle table (for tests and diagnostics). */
   public HandleTable handles() {
@@ -121,13 +123,13 @@ public final class WasiHost {
           case "wasi:cli/terminal-stdin", "wasi:cli/terminal-stdout", "wasi:cli/terminal-stderr" ->
               name.startsWith("get-terminal-") ? this::none : null;
           case "wasi:cli/terminal-input", "wasi:cli/terminal-output" -> null;
-          case "wasi:io/error" -> error(name);
-          case "wasi:io/poll" -> poll(name);
-          case "wasi:io/streams" -> streams(name);
-          case "wasi:clocks/monotonic-clock" -> monotonic(name);
-          case "wasi:clocks/wall-clock" -> wall(name);
-          case "wasi:random/random", "wasi:random/insecure" -> random(name);
-          case "wasi:random/insecure-seed" -> name.equals("insecure-seed") ? this::seed : null;
+          case "wasi:io/error" -> io.error(name);
+          case "wasi:io/poll" -> io.poll(name);
+          case "wasi:io/streams" -> io.streams(name);
+          case "wasi:clocks/monotonic-clock" -> clocks.monotonic(name);
+          case "wasi:clocks/wall-clock" -> clocks.wall(name);
+          case "wasi:random/random", "wasi:random/insecure" -> clocks.random(name);
+          case "wasi:random/insecure-seed" -> name.equals("insecure-seed") ? clocks::seed : null;
           case "wasi:filesystem/preopens" ->
               name.equals("get-directories") ? this::emptyList : null;
           case "wasi:filesystem/types" -> filesystem(name);
@@ -182,228 +184,6 @@ public final class WasiHost {
   /** {@code option::none} through the return pointer. */
   private long[] none(Guest g, long[] a) {
     g.memory().storeU8((int) a[a.length - 1], (byte) 0);
-    return NONE;
-  }
-
-  // ---- wasi:io
-
-  private HostFunction error(String name) {
-    if (!name.equals("[method]error.to-debug-string")) {
-      return null;
-    }
-    return (g, a) -> {
-      Object rep = handles.get((int) a[0], ERROR);
-      byte[] text = String.valueOf(rep).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      int ptr = g.realloc(0, 0, 1, text.length);
-      g.memory().storeBytes(ptr, text);
-      g.memory().storeI32((int) a[1], ptr);
-      g.memory().storeI32((int) a[1] + 4, text.length);
-      return NONE;
-    };
-  }
-
-  private HostFunction poll(String name) {
-    return switch (name) {
-      case "[method]pollable.ready" ->
-          (g, a) -> new long[] {ready(handles.get((int) a[0], POLLABLE)) ? 1 : 0};
-      case "[method]pollable.block" ->
-          (g, a) -> {
-            if (!ready(handles.get((int) a[0], POLLABLE))) {
-              throw new WasiTrap(notReady());
-            }
-            return NONE;
-          };
-      case "poll" ->
-          (g, a) -> {
-            int ptr = (int) a[0];
-            int len = (int) a[1];
-            if (len <= 0 || len > HandleTable.MAX_HANDLES) {
-              throw new WasiTrap("wasi:io/poll#poll was given " + len + " pollables");
-            }
-            List<Integer> readyIndices = new ArrayList<>();
-            for (int i = 0; i < len; i++) {
-              if (ready(handles.get(g.memory().loadI32(ptr + 4 * i), POLLABLE))) {
-                readyIndices.add(i);
-              }
-            }
-            if (readyIndices.isEmpty()) {
-              throw new WasiTrap(notReady());
-            }
-            int out = g.realloc(0, 0, 4, 4 * readyIndices.size());
-            for (int i = 0; i < readyIndices.size(); i++) {
-              g.memory().storeI32(out + 4 * i, readyIndices.get(i));
-            }
-            g.memory().storeI32((int) a[2], out);
-            g.memory().storeI32((int) a[2] + 4, readyIndices.size());
-            return NONE;
-          };
-      default -> null;
-    };
-  }
-
-  /** A pollable: ready at once (streams) or at a monotonic instant (clocks). */
-  private record Deadline(long monotonicNanos) {}
-
-  private static boolean ready(Object pollable) {
-    return !(pollable instanceof Deadline d) || System.nanoTime() - d.monotonicNanos() >= 0;
-  }
-
-  private static String notReady() {
-    return "the driver waited on a timer that has not fired; a driver call may not block";
-  }
-
-  private HostFunction streams(String name) {
-    return switch (name) {
-      case "[method]input-stream.read", "[method]input-stream.blocking-read" ->
-          (g, a) -> {
-            handles.get((int) a[0], INPUT_STREAM);
-            streamClosed(g, (int) a[2], 4);
-            return NONE;
-          };
-      case "[method]input-stream.skip", "[method]input-stream.blocking-skip" ->
-          (g, a) -> {
-            handles.get((int) a[0], INPUT_STREAM);
-            streamClosed(g, (int) a[2], 8);
-            return NONE;
-          };
-      case "[method]input-stream.subscribe" ->
-          (g, a) -> {
-            handles.get((int) a[0], INPUT_STREAM);
-            return new long[] {handles.add(POLLABLE, Stream.STDIN)};
-          };
-      case "[method]output-stream.check-write" ->
-          (g, a) -> {
-            output((int) a[0]);
-            okU64(g, (int) a[1], 1 << 20);
-            return NONE;
-          };
-      case "[method]output-stream.write", "[method]output-stream.blocking-write-and-flush" ->
-          (g, a) -> {
-            OutputCapture out = output((int) a[0]);
-            int len = (int) a[2];
-            if (len < 0) {
-              throw new WasiTrap("the driver wrote a list of " + Integer.toUnsignedString(len));
-            }
-            int ptr = (int) a[1];
-            // read only what the capture keeps, but the whole list must lie in the memory
-            int keep = Math.min(len, out.room());
-            byte[] head = g.memory().loadBytes(ptr, keep);
-            if (len > keep) {
-              g.memory().loadU8(ptr + len - 1);
-            }
-            out.write(head, len);
-            g.memory().storeU8((int) a[3], (byte) 0);
-            return NONE;
-          };
-      case "[method]output-stream.flush", "[method]output-stream.blocking-flush" ->
-          (g, a) -> {
-            output((int) a[0]);
-            g.memory().storeU8((int) a[1], (byte) 0);
-            return NONE;
-          };
-      case "[method]output-stream.write-zeroes",
-          "[method]output-stream.blocking-write-zeroes-and-flush" ->
-          (g, a) -> {
-            output((int) a[0]).writeZeroes(a[1]);
-            g.memory().storeU8((int) a[2], (byte) 0);
-            return NONE;
-          };
-      case "[method]output-stream.splice", "[method]output-stream.blocking-splice" ->
-          (g, a) -> {
-            output((int) a[0]);
-            handles.get((int) a[1], INPUT_STREAM);
-            streamClosed(g, (int) a[3], 8);
-            return NONE;
-          };
-      case "[method]output-stream.subscribe" ->
-          (g, a) -> {
-            output((int) a[0]);
-            return new long[] {handles.add(POLLABLE, Stream.STDOUT)};
-          };
-      default -> null;
-    };
-  }
-
-  private OutputCapture output(int handle) {
-    return handles.get(handle, OUTPUT_STREAM) == Stream.STDOUT ? stdout : stderr;
-  }
-
-  /** {@code result::err(stream-error::closed)}: stdin is at EOF; the payload at {@code offset}. */
-  private static void streamClosed(Guest g, int ret, int payloadOffset) {
-    g.memory().storeU8(ret, (byte) 1);
-    g.memory().storeU8(ret + payloadOffset, (byte) 1);
-  }
-
-  private static void okU64(Guest g, int ret, long value) {
-    g.memory().storeU8(ret, (byte) 0);
-    g.memory().storeI64(ret + 8, value);
-  }
-
-  // ---- wasi:clocks
-
-  private HostFunction monotonic(String name) {
-    return switch (name) {
-      case "now" -> (g, a) -> new long[] {System.nanoTime()};
-      case "resolution" -> (g, a) -> new long[] {1};
-      case "subscribe-instant" -> (g, a) -> new long[] {handles.add(POLLABLE, new Deadline(a[0]))};
-      case "subscribe-duration" ->
-          (g, a) -> new long[] {handles.add(POLLABLE, new Deadline(System.nanoTime() + a[0]))};
-      default -> null;
-    };
-  }
-
-  private HostFunction wall(String name) {
-    return switch (name) {
-      case "now" ->
-          (g, a) -> {
-            java.time.Instant now = java.time.Instant.now();
-            datetime(g, (int) a[0], now.getEpochSecond(), now.getNano());
-            return NONE;
-          };
-      case "resolution" ->
-          (g, a) -> {
-            datetime(g, (int) a[0], 0, 1000);
-            return NONE;
-          };
-      default -> null;
-    };
-  }
-
-  private static void datetime(Guest g, int ret, long seconds, int nanos) {
-    g.memory().storeI64(ret, seconds);
-    g.memory().storeI32(ret + 8, nanos);
-  }
-
-  // ---- wasi:random
-
-  private HostFunction random(String name) {
-    return switch (name) {
-      case "get-random-bytes", "get-insecure-random-bytes" ->
-          (g, a) -> {
-            if (a[0] < 0 || a[0] > MAX_RANDOM_BYTES) {
-              throw new WasiTrap(
-                  "the driver asked for "
-                      + Long.toUnsignedString(a[0])
-                      + " random bytes; at most "
-                      + MAX_RANDOM_BYTES
-                      + " per call");
-            }
-            byte[] bytes = new byte[(int) a[0]];
-            RANDOM.nextBytes(bytes);
-            int ptr = g.realloc(0, 0, 1, bytes.length);
-            g.memory().storeBytes(ptr, bytes);
-            g.memory().storeI32((int) a[1], ptr);
-            g.memory().storeI32((int) a[1] + 4, bytes.length);
-            return NONE;
-          };
-      case "get-random-u64", "get-insecure-random-u64" -> (g, a) -> new long[] {RANDOM.nextLong()};
-      default -> null;
-    };
-  }
-
-  private long[] seed(Guest g, long[] a) {
-    g.memory().storeI64((int) a[0], RANDOM.nextLong());
-    g.memory().storeI64((int) a[0] + 8, RANDOM.nextLong());
     return NONE;
   }
 
