@@ -10,12 +10,13 @@ import io.capsule.runtime.cluster.RunCaller;
 import io.capsule.runtime.cluster.RunEntity;
 import io.capsule.runtime.cluster.Shards;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -50,7 +51,12 @@ import org.apache.pekko.stream.javadsl.Source;
  */
 public final class CapsuleSharding {
 
-  private static final Map<ActorSystem<?>, CapsuleSharding> BY_SYSTEM = new ConcurrentHashMap<>();
+  /**
+   * By identity: typed {@code ActorSystem}s compare equal by path, so every node of a cluster in
+   * one JVM (same system name) would be one key.
+   */
+  private static final Map<ActorSystem<?>, CapsuleSharding> BY_SYSTEM =
+      Collections.synchronizedMap(new IdentityHashMap<>());
 
   private final ActorSystem<?> system;
   private final CapsuleShardingSettings settings;
@@ -63,10 +69,16 @@ public final class CapsuleSharding {
    * slots). Once per system: a second call returns the first instance.
    */
   public static CapsuleSharding init(ActorSystem<?> system, CapsuleShardingSettings settings) {
-    CapsuleSharding s =
-        BY_SYSTEM.computeIfAbsent(system, sys -> new CapsuleSharding(sys, settings));
-    system.getWhenTerminated().thenRun(() -> BY_SYSTEM.remove(system));
-    return s;
+    synchronized (BY_SYSTEM) {
+      CapsuleSharding existing = BY_SYSTEM.get(system);
+      if (existing != null) {
+        return existing;
+      }
+      CapsuleSharding s = new CapsuleSharding(system, settings);
+      BY_SYSTEM.put(system, s);
+      system.getWhenTerminated().thenRun(() -> BY_SYSTEM.remove(system));
+      return s;
+    }
   }
 
   /** The instance {@link #init} made for {@code system}. */
