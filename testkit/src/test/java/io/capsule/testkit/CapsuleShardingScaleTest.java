@@ -82,7 +82,14 @@ class CapsuleShardingScaleTest {
 
       CompletableFuture<RunOutcome> waited =
           s.get(0).start(request("busy")).outcome().toCompletableFuture();
-      // The queue (one place) is taken by the start above once it reached the node.
+      // The queue (one place) is taken by the start above once it has reached the node.
+      first.awaitAssert(
+          WAIT,
+          () -> {
+            NodeSlots.Stats stats = s.get(1).slotStats().orElseThrow().toCompletableFuture().join();
+            assertEquals(1, stats.waiting(), stats.toString());
+            return null;
+          });
       TestProbe<RunEvent> third = TestProbe.create(cluster.node(2));
       RunHandle refusedAtOnce = s.get(2).start(request("busy"), third.ref());
       RunOutcome atOnce = refusedAtOnce.outcome().toCompletableFuture().get(30, TimeUnit.SECONDS);
