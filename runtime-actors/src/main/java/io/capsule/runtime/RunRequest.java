@@ -24,6 +24,9 @@ import java.util.OptionalLong;
  *     these names ({@code invocation.allowed_tools}); it never widens. Empty: no narrowing, every
  *     tool of the capsule is offered. An empty list: no tool is offered (and no bridge started). A
  *     name the capsule does not have is ignored, with a warning {@code W-TOOL-010}.
+ * @param nodeLossRetries how many times a sharded run ({@code CapsuleSharding}) starts again on
+ *     another runner node when the node hosting it is lost; 0 (the default): a lost node ends the
+ *     run failed with {@code E-CLU-001}. Ignored by a run started on its own node.
  */
 public record RunRequest(
     String taskId,
@@ -34,8 +37,12 @@ public record RunRequest(
     OptionalLong maxTurns,
     OptionalLong maxTokens,
     Optional<String> workdir,
-    Optional<List<String>> allowedTools)
+    Optional<List<String>> allowedTools,
+    int nodeLossRetries)
     implements CapsuleSerializable {
+
+  /** The most retries a request may ask for: each one costs a whole run again. */
+  public static final int MAX_NODE_LOSS_RETRIES = 100;
 
   public RunRequest {
     Objects.requireNonNull(taskId, "taskId");
@@ -48,6 +55,24 @@ public record RunRequest(
     Objects.requireNonNull(workdir, "workdir");
     Objects.requireNonNull(allowedTools, "allowedTools");
     allowedTools = allowedTools.map(List::copyOf); // immutable; refuses null names
+    if (nodeLossRetries < 0 || nodeLossRetries > MAX_NODE_LOSS_RETRIES) {
+      throw new IllegalArgumentException(
+          "nodeLossRetries must be 0.." + MAX_NODE_LOSS_RETRIES + ", got " + nodeLossRetries);
+    }
+  }
+
+  /** A request that is not retried on node loss (the form before {@code nodeLossRetries}). */
+  public RunRequest(
+      String taskId,
+      CapsuleRef capsule,
+      String task,
+      Optional<String> conversation,
+      Optional<String> model,
+      OptionalLong maxTurns,
+      OptionalLong maxTokens,
+      Optional<String> workdir,
+      Optional<List<String>> allowedTools) {
+    this(taskId, capsule, task, conversation, model, maxTurns, maxTokens, workdir, allowedTools, 0);
   }
 
   /** A request with no tool narrowing (the form before {@code allowedTools} existed). */
@@ -80,7 +105,16 @@ public record RunRequest(
 
   public RunRequest withConversation(String key) {
     return new RunRequest(
-        taskId, capsule, task, Optional.of(key), model, maxTurns, maxTokens, workdir, allowedTools);
+        taskId,
+        capsule,
+        task,
+        Optional.of(key),
+        model,
+        maxTurns,
+        maxTokens,
+        workdir,
+        allowedTools,
+        nodeLossRetries);
   }
 
   public RunRequest withWorkdir(String dir) {
@@ -93,12 +127,22 @@ public record RunRequest(
         maxTurns,
         maxTokens,
         Optional.of(dir),
-        allowedTools);
+        allowedTools,
+        nodeLossRetries);
   }
 
   public RunRequest withBudget(OptionalLong turns, OptionalLong tokens) {
     return new RunRequest(
-        taskId, capsule, task, conversation, model, turns, tokens, workdir, allowedTools);
+        taskId,
+        capsule,
+        task,
+        conversation,
+        model,
+        turns,
+        tokens,
+        workdir,
+        allowedTools,
+        nodeLossRetries);
   }
 
   /**
@@ -114,6 +158,26 @@ public record RunRequest(
         maxTurns,
         maxTokens,
         workdir,
-        Optional.of(List.copyOf(tools)));
+        Optional.of(List.copyOf(tools)),
+        nodeLossRetries);
+  }
+
+  /**
+   * When the node hosting this run (sharded with {@code CapsuleSharding}) is lost, starts the run
+   * again on another runner node, at most {@code retries} times; the lost attempt's events stay,
+   * followed by {@code RunEvent.AttemptLost}, and the caller still gets exactly one outcome.
+   */
+  public RunRequest retryOnNodeLoss(int retries) {
+    return new RunRequest(
+        taskId,
+        capsule,
+        task,
+        conversation,
+        model,
+        maxTurns,
+        maxTokens,
+        workdir,
+        allowedTools,
+        retries);
   }
 }

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
  * {@code CLI} command-line input, {@code PRO} the runner protocol, {@code HUB} the hub, {@code API}
  * the hub's task API, {@code HTTP} the hub's HTTP edge, {@code SEC} security warnings, {@code TOOL}
- * the tool bridge.
+ * the tool bridge, {@code CLU} runs sharded in an embedding application's cluster.
  *
  * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
  * used in the sources but missing here, or listed here but never raised.
@@ -81,6 +81,18 @@ public enum Code {
       "the run's clean-up (trace flush, files directory removal) did not finish in time; the"
           + " report went out without waiting for it",
       "check the work root's disk and the blocking dispatcher's load; the trace may be cut short"),
+  // --- runs sharded in an embedding application's Pekko Cluster (CapsuleSharding) ---
+  E_CLU_001(
+      "the cluster node hosting the run left or died; its harness died with it",
+      "start the task again, or ask for RunRequest.retryOnNodeLoss(n) to have it restarted on"
+          + " another runner node"),
+  E_CLU_002(
+      "the runner node had no free run slot within the wait (capsule.run.max-concurrent)",
+      "start the task again later, add runner nodes, or raise capsule.run.max-concurrent or"
+          + " capsule.sharding.slot-wait"),
+  E_CLU_003(
+      "no runner node took the run within capsule.sharding.start-timeout",
+      "check that a node with the runner role (capsule.sharding.role) is up in the cluster"),
   W_RUN_002(
       "harness version untested or unreadable",
       "the run goes on; install a tested harness version if something misbehaves"),

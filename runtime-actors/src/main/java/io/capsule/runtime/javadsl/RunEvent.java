@@ -207,6 +207,23 @@ public sealed interface RunEvent extends CapsuleSerializable {
     }
   }
 
+  /**
+   * A sharded run's attempt was lost with the node that hosted it (the harness died with it), and
+   * the run starts again on another runner node ({@code RunRequest.retryOnNodeLoss}). Every event
+   * before this one belongs to the lost attempt {@code attempt}; the events after it to the next.
+   *
+   * @param attempt the lost attempt, from 1
+   * @param node the lost node's address
+   * @param code why it was lost ({@code E-CLU-001})
+   */
+  record AttemptLost(String taskId, int attempt, String node, String code, String message)
+      implements RunEvent {
+    @Override
+    public String kind() {
+      return "note";
+    }
+  }
+
   /** The run's outcome: always the last event, exactly once. */
   record Finished(RunOutcome outcome) implements RunEvent {
     @Override

@@ -2,6 +2,7 @@ package io.capsule.runtime.javadsl;
 
 import io.capsule.runtime.CapsuleRuntime;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -11,15 +12,20 @@ import org.apache.pekko.actor.typed.ActorRef;
 public final class RunHandle {
 
   private final String taskId;
-  private final ActorRef<CapsuleRuntime.Command> runtime;
+  private final Consumer<String> canceler;
   private final CompletionStage<RunOutcome> outcome;
 
   RunHandle(
       String taskId,
       ActorRef<CapsuleRuntime.Command> runtime,
       CompletionStage<RunOutcome> outcome) {
+    this(taskId, reason -> runtime.tell(new CapsuleRuntime.CancelRun(taskId, reason)), outcome);
+  }
+
+  /** A handle whose cancel is {@code canceler} (a sharded run's: to its entity, on any node). */
+  RunHandle(String taskId, Consumer<String> canceler, CompletionStage<RunOutcome> outcome) {
     this.taskId = taskId;
-    this.runtime = runtime;
+    this.canceler = canceler;
     this.outcome = outcome;
   }
 
@@ -33,7 +39,7 @@ public final class RunHandle {
   }
 
   public void cancel(String reason) {
-    runtime.tell(new CapsuleRuntime.CancelRun(taskId, reason));
+    canceler.accept(reason);
   }
 
   /** Completes with the run's one outcome (never exceptionally for a run that ends). */

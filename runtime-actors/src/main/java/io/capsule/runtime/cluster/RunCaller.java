@@ -1,0 +1,249 @@
+package io.capsule.runtime.cluster;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.capsule.config.diag.Code;
+import io.capsule.runtime.CapsuleSerializable;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+
+/**
+ * The caller's side of one sharded run, on the node that started it (any node): sends the start to
+ * the task's entity, repeats it until a runner node answers ({@link Hosted}), watches the entity
+ * that hosts the run, and hands every event to {@code downstream}. It guarantees the caller exactly
+ * one {@link RunEvent.Finished}:
+ *
+ * <ul>
+ *   <li>the run's own outcome, when its entity delivers it;
+ *   <li>{@code E-CLU-001} when the hosting node is lost (the watched entity stops, or tells {@link
+ *       Lost} on hand-off) before the outcome and no retry is left, or the task was canceled;
+ *   <li>with retries left ({@link RunRequest#retryOnNodeLoss}), a {@link RunEvent.AttemptLost}
+ *       instead, and the start again as the next attempt (events of older attempts are dropped);
+ *   <li>{@code E-CLU-003} when no runner node answers within {@code startTimeout}.
+ * </ul>
+ *
+ * <p>Pekko delivers a remote entity's messages before its death notice, so an outcome sent just
+ * before the entity passivated is never mistaken for a loss.
+ */
+public final class RunCaller {
+
+  public sealed interface Command {}
+
+  /** The entity of attempt {@code attempt} lives on {@code node}. */
+  public record Hosted(int attempt, ActorRef<RunEntity.Command> entity, String node)
+      implements Command, CapsuleSerializable {}
+
+  /**
+   * An event of attempt {@code attempt}. The event's variant travels by name (its simple class
+   * name): {@code RunEvent} itself carries no type id, as its JSON form ({@code RunEventJson}) has
+   * none; a new variant must be listed here ({@code CrossNodeSerializationTest} fails until it is).
+   */
+  public record Event(
+      int attempt,
+      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "@variant")
+          @JsonSubTypes({
+            @JsonSubTypes.Type(RunEvent.StateChanged.class),
+            @JsonSubTypes.Type(RunEvent.SessionStarted.class),
+            @JsonSubTypes.Type(RunEvent.TextDelta.class),
+            @JsonSubTypes.Type(RunEvent.TextCompleted.class),
+            @JsonSubTypes.Type(RunEvent.ThinkingDelta.class),
+            @JsonSubTypes.Type(RunEvent.ThinkingCompleted.class),
+            @JsonSubTypes.Type(RunEvent.ToolStarted.class),
+            @JsonSubTypes.Type(RunEvent.ToolProgress.class),
+            @JsonSubTypes.Type(RunEvent.ToolCalled.class),
+            @JsonSubTypes.Type(RunEvent.ToolResulted.class),
+            @JsonSubTypes.Type(RunEvent.BridgeCall.class),
+            @JsonSubTypes.Type(RunEvent.UsageUpdated.class),
+            @JsonSubTypes.Type(RunEvent.QuotaUpdated.class),
+            @JsonSubTypes.Type(RunEvent.SuggestedPrompt.class),
+            @JsonSubTypes.Type(RunEvent.Note.class),
+            @JsonSubTypes.Type(RunEvent.Retry.class),
+            @JsonSubTypes.Type(RunEvent.Warning.class),
+            @JsonSubTypes.Type(RunEvent.AttemptLost.class),
+            @JsonSubTypes.Type(RunEvent.Finished.class)
+          })
+          RunEvent event)
+      implements Command, CapsuleSerializable {}
+
+  /** Attempt {@code attempt} was lost: its node left the cluster (hand-off) before it ended. */
+  public record Lost(int attempt, String node, String reason)
+      implements Command, CapsuleSerializable {}
+
+  /** The run was canceled (from any node): a later node loss is not retried. */
+  public record CancelSeen(int attempt) implements Command, CapsuleSerializable {}
+
+  /** The handle's cancel, on this node. */
+  public record CancelRequested(String reason) implements Command {}
+
+  private record EntityStopped(int attempt, String node) implements Command {}
+
+  private record Resend() implements Command {}
+
+  private record StartTimedOut() implements Command {}
+
+  private static final Object RESEND = "resend";
+  private static final Object START_TIMEOUT = "start-timeout";
+
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final RunRequest request;
+  private final EntityRef<RunEntity.Command> entity;
+  private final ActorRef<RunEvent> downstream;
+  private final Duration startTimeout;
+  private final Duration resend;
+  private final long bornNanos = System.nanoTime();
+  private int attempt = 1;
+  private int retriesLeft;
+  private boolean canceled;
+  private Optional<ActorRef<RunEntity.Command>> watched = Optional.empty();
+
+  /**
+   * @param entity the task's entity ({@code entityRefFor(TYPE_KEY, taskId)})
+   * @param downstream gets every event, {@link RunEvent.Finished} last and once
+   * @param startTimeout how long a start may go unanswered by any runner node
+   * @param resend how often an unanswered start is sent again
+   */
+  public static Behavior<Command> create(
+      RunRequest request,
+      EntityRef<RunEntity.Command> entity,
+      ActorRef<RunEvent> downstream,
+      Duration startTimeout,
+      Duration resend) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    new RunCaller(ctx, timers, request, entity, downstream, startTimeout, resend)
+                        .behavior()));
+  }
+
+  private RunCaller(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      RunRequest request,
+      EntityRef<RunEntity.Command> entity,
+      ActorRef<RunEvent> downstream,
+      Duration startTimeout,
+      Duration resend) {
+    this.ctx = ctx;
+    this.timers = timers;
+    this.request = Objects.requireNonNull(request, "request");
+    this.entity = entity;
+    this.downstream = downstream;
+    this.startTimeout = startTimeout;
+    this.resend = resend;
+    this.retriesLeft = request.nodeLossRetries();
+    sendStart();
+  }
+
+  private Behavior<Command> behavior() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Hosted.class, this::onHosted)
+        .onMessage(Event.class, this::onEvent)
+        .onMessage(Lost.class, l -> l.attempt() == attempt ? lost(l.node(), l.reason()) : same())
+        .onMessage(
+            EntityStopped.class,
+            s ->
+                s.attempt() == attempt
+                    ? lost(s.node(), "the node " + s.node() + " hosting the run left the cluster")
+                    : same())
+        .onMessage(
+            CancelSeen.class,
+            c -> {
+              canceled = true;
+              return same();
+            })
+        .onMessage(
+            CancelRequested.class,
+            c -> {
+              canceled = true;
+              entity.tell(new RunEntity.Cancel(c.reason()));
+              return same();
+            })
+        .onMessage(
+            Resend.class,
+            r -> {
+              entity.tell(new RunEntity.Start(request, attempt, ctx.getSelf()));
+              return same();
+            })
+        .onMessage(StartTimedOut.class, t -> onStartTimedOut())
+        .build();
+  }
+
+  private Behavior<Command> onHosted(Hosted h) {
+    if (h.attempt() != attempt) {
+      return same();
+    }
+    timers.cancel(RESEND);
+    timers.cancel(START_TIMEOUT);
+    if (watched.filter(h.entity()::equals).isEmpty()) {
+      watched.ifPresent(ctx::unwatch);
+      ctx.watchWith(h.entity(), new EntityStopped(attempt, h.node()));
+      watched = Optional.of(h.entity());
+    }
+    return same();
+  }
+
+  private Behavior<Command> onEvent(Event e) {
+    if (e.attempt() != attempt) {
+      return same(); // a lost attempt's straggler: that attempt has been marked and closed
+    }
+    downstream.tell(e.event());
+    return e.event() instanceof RunEvent.Finished ? Behaviors.stopped() : same();
+  }
+
+  private Behavior<Command> lost(String node, String reason) {
+    watched.ifPresent(ctx::unwatch);
+    watched = Optional.empty();
+    String message = reason + " (attempt " + attempt + ")";
+    if (canceled || retriesLeft == 0) {
+      return finish(ClusterOutcomes.failed(request.taskId(), Code.E_CLU_001, message, took()));
+    }
+    downstream.tell(
+        new RunEvent.AttemptLost(request.taskId(), attempt, node, Code.E_CLU_001.id(), message));
+    attempt++;
+    retriesLeft--;
+    sendStart();
+    return same();
+  }
+
+  private Behavior<Command> onStartTimedOut() {
+    // The start may still be buffered somewhere: make sure it never runs unwatched.
+    entity.tell(new RunEntity.Cancel("no runner node answered in time"));
+    return finish(
+        ClusterOutcomes.failed(
+            request.taskId(),
+            Code.E_CLU_003,
+            "no runner node answered the start within " + startTimeout,
+            took()));
+  }
+
+  private void sendStart() {
+    entity.tell(new RunEntity.Start(request, attempt, ctx.getSelf()));
+    timers.startTimerWithFixedDelay(RESEND, new Resend(), resend);
+    timers.startSingleTimer(START_TIMEOUT, new StartTimedOut(), startTimeout);
+  }
+
+  private Behavior<Command> finish(RunOutcome outcome) {
+    downstream.tell(new RunEvent.Finished(outcome));
+    return Behaviors.stopped();
+  }
+
+  private Duration took() {
+    return Duration.ofNanos(System.nanoTime() - bornNanos);
+  }
+
+  private static Behavior<Command> same() {
+    return Behaviors.same();
+  }
+}

@@ -1,0 +1,289 @@
+package io.capsule.runtime.cluster;
+
+import io.capsule.config.diag.Code;
+import io.capsule.runtime.CapsuleRuntime;
+import io.capsule.runtime.CapsuleSerializable;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+
+/**
+ * One task's run as a sharded entity (entity id = task id), hosted only on runner nodes: a thin
+ * owner of the {@code CapsuleRun} that this node's runtime spawns. It tells each caller where it
+ * lives ({@link RunCaller.Hosted}, so the caller watches it and learns of node loss), takes a run
+ * slot from {@link NodeSlots}, starts the run, passes every event on, and passivates once the
+ * outcome is delivered.
+ *
+ * <p>Phases: {@code idle} (no start yet) → {@code waiting} (for a slot) → {@code running} → {@code
+ * done} (outcome known, passivating); {@code leaving} when its node hands the shard off mid-run.
+ *
+ * <p>A start is idempotent by task id: while this entity lives, a repeated start (a resend, or a
+ * second caller) never spawns a second run; the caller is added and told where the run is, and a
+ * caller arriving after the outcome gets the outcome. Sharding keeps one entity per id in the
+ * cluster, so one task has one run. (After passivation a new start is a new run.)
+ *
+ * <p>Automatic passivation is off for this entity type: the only stop message it gets is for its
+ * own passivation (in {@code done}/{@code idle}) or the hand-off of a leaving node (mid-run), when
+ * it cancels the run, waits for it to end (bounded), tells the callers the attempt was lost, and
+ * stops.
+ */
+public final class RunEntity {
+
+  public static final EntityTypeKey<Command> TYPE_KEY =
+      EntityTypeKey.create(Command.class, "capsule-run");
+
+  public sealed interface Command {}
+
+  /** Start the task's run (idempotent); attempt numbers the caller's tries, from 1. */
+  public record Start(RunRequest request, int attempt, ActorRef<RunCaller.Command> caller)
+      implements Command, CapsuleSerializable {
+    public Start {
+      Objects.requireNonNull(request, "request");
+      Objects.requireNonNull(caller, "caller");
+    }
+  }
+
+  /** Cancel the task: the run is interrupted, or never started; the outcome is canceled. */
+  public record Cancel(String reason) implements Command, CapsuleSerializable {}
+
+  /** Sharding's stop message (passivation and hand-off): node-local, sent by the shard. */
+  private record Stop() implements Command {}
+
+  private record FromRun(RunEvent event) implements Command {}
+
+  private record FromSlots(NodeSlots.Reply reply) implements Command {}
+
+  private record HandOffElapsed() implements Command {}
+
+  private record LingerElapsed() implements Command {}
+
+  /** The message sharding must use to stop this entity ({@code Entity.withStopMessage}). */
+  public static Command stopMessage() {
+    return new Stop();
+  }
+
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final ActorRef<ClusterSharding.ShardCommand> shard;
+  private final HostServices host;
+  private final String taskId;
+  private final long bornNanos = System.nanoTime();
+  private final Map<ActorRef<RunCaller.Command>, Integer> callers = new LinkedHashMap<>();
+  private RunRequest request;
+  private Optional<RunOutcome> outcome = Optional.empty();
+
+  public static Behavior<Command> create(
+      String taskId, ActorRef<ClusterSharding.ShardCommand> shard, HostServices host) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(timers -> new RunEntity(ctx, timers, shard, host, taskId).idle()));
+  }
+
+  private RunEntity(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      ActorRef<ClusterSharding.ShardCommand> shard,
+      HostServices host,
+      String taskId) {
+    this.ctx = ctx;
+    this.timers = timers;
+    this.shard = shard;
+    this.host = host;
+    this.taskId = taskId;
+  }
+
+  // --- phases ---
+
+  private Behavior<Command> idle() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Start.class, this::onFirstStart)
+        .onMessage(
+            Cancel.class,
+            c -> {
+              // A cancel before any start (from another node, or a caller giving up): keep the
+              // answer for a start still on its way, then go.
+              timers.startSingleTimer(new LingerElapsed(), host.linger());
+              return finish(ClusterOutcomes.canceled(taskId, c.reason(), took()), false);
+            })
+        .onMessage(Stop.class, s -> Behaviors.stopped())
+        .build();
+  }
+
+  private Behavior<Command> onFirstStart(Start s) {
+    request = s.request();
+    join(s);
+    ActorRef<NodeSlots.Reply> replies = ctx.messageAdapter(NodeSlots.Reply.class, FromSlots::new);
+    host.slots().tell(new NodeSlots.Acquire(taskId, ctx.getSelf(), replies));
+    return waiting();
+  }
+
+  private Behavior<Command> waiting() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Start.class, this::onLaterStart)
+        .onMessage(FromSlots.class, this::onSlots)
+        .onMessage(
+            Cancel.class,
+            c -> {
+              host.slots().tell(new NodeSlots.Release(ctx.getSelf()));
+              return finish(ClusterOutcomes.canceled(taskId, c.reason(), took()), true);
+            })
+        .onMessage(
+            Stop.class,
+            s -> {
+              host.slots().tell(new NodeSlots.Release(ctx.getSelf()));
+              tellLost("the node left the cluster before the run got a slot");
+              return Behaviors.stopped();
+            })
+        .build();
+  }
+
+  private Behavior<Command> onSlots(FromSlots f) {
+    if (f.reply() instanceof NodeSlots.Refused r) {
+      return finish(ClusterOutcomes.failed(taskId, Code.E_CLU_002, r.message(), took()), true);
+    }
+    ActorRef<RunEvent> events = ctx.messageAdapter(RunEvent.class, FromRun::new);
+    host.runtime()
+        .tell(
+            new CapsuleRuntime.StartRun(
+                request, Optional.of(events), Optional.empty(), Optional.empty()));
+    return running();
+  }
+
+  private Behavior<Command> running() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Start.class, this::onLaterStart)
+        .onMessage(
+            FromRun.class,
+            f -> {
+              if (f.event() instanceof RunEvent.Finished done) {
+                host.slots().tell(new NodeSlots.Release(ctx.getSelf()));
+                return finish(done.outcome(), true);
+              }
+              publish(f.event());
+              return Behaviors.same();
+            })
+        .onMessage(
+            Cancel.class,
+            c -> {
+              host.runtime().tell(new CapsuleRuntime.CancelRun(taskId, c.reason()));
+              callers.forEach((caller, attempt) -> caller.tell(new RunCaller.CancelSeen(attempt)));
+              return Behaviors.same();
+            })
+        .onMessage(
+            Stop.class,
+            s -> {
+              // Hand-off: this node is leaving. The harness cannot move; end it here first so the
+              // task never runs on two nodes at once, then tell the callers.
+              host.runtime()
+                  .tell(new CapsuleRuntime.CancelRun(taskId, "the node is leaving the cluster"));
+              timers.startSingleTimer(new HandOffElapsed(), host.handOffTimeout());
+              return leaving();
+            })
+        .build();
+  }
+
+  private Behavior<Command> leaving() {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            FromRun.class,
+            f -> {
+              if (f.event() instanceof RunEvent.Finished) {
+                return lostAndStop("the node left the cluster; the run there was stopped");
+              }
+              publish(f.event()); // the lost attempt's events are kept; the caller marks them
+              return Behaviors.same();
+            })
+        .onMessage(
+            HandOffElapsed.class,
+            e ->
+                lostAndStop(
+                    "the node left the cluster; its run did not end within "
+                        + host.handOffTimeout()))
+        .onMessage(
+            Start.class,
+            s -> {
+              s.caller().tell(new RunCaller.Lost(s.attempt(), host.node(), "the node is leaving"));
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  private Behavior<Command> done() {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            Start.class,
+            s -> {
+              join(s);
+              s.caller()
+                  .tell(
+                      new RunCaller.Event(
+                          s.attempt(), new RunEvent.Finished(outcome.orElseThrow())));
+              return Behaviors.same();
+            })
+        .onMessage(Cancel.class, c -> Behaviors.same())
+        .onMessage(FromRun.class, f -> Behaviors.same())
+        .onMessage(FromSlots.class, f -> Behaviors.same())
+        .onMessage(
+            LingerElapsed.class,
+            e -> {
+              shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
+              return Behaviors.same();
+            })
+        .onMessage(Stop.class, s -> Behaviors.stopped())
+        .build();
+  }
+
+  // --- helpers ---
+
+  private Behavior<Command> onLaterStart(Start s) {
+    join(s);
+    return Behaviors.same();
+  }
+
+  /** Adds the caller (or its newer attempt) and tells it where the run lives. */
+  private void join(Start s) {
+    callers.put(s.caller(), s.attempt());
+    s.caller().tell(new RunCaller.Hosted(s.attempt(), ctx.getSelf(), host.node()));
+  }
+
+  private void publish(RunEvent e) {
+    callers.forEach((caller, attempt) -> caller.tell(new RunCaller.Event(attempt, e)));
+  }
+
+  /** The outcome is known: deliver it, then passivate (at once, or after the linger). */
+  private Behavior<Command> finish(RunOutcome o, boolean passivateNow) {
+    outcome = Optional.of(o);
+    publish(new RunEvent.Finished(o));
+    if (passivateNow) {
+      shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
+    }
+    return done();
+  }
+
+  private Behavior<Command> lostAndStop(String why) {
+    host.slots().tell(new NodeSlots.Release(ctx.getSelf()));
+    tellLost(why);
+    return Behaviors.stopped();
+  }
+
+  private void tellLost(String why) {
+    callers.forEach(
+        (caller, attempt) -> caller.tell(new RunCaller.Lost(attempt, host.node(), why)));
+  }
+
+  private Duration took() {
+    return Duration.ofNanos(System.nanoTime() - bornNanos);
+  }
+}

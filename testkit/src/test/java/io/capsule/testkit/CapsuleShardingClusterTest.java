@@ -1,0 +1,101 @@
+package io.capsule.testkit;
+
+import static io.capsule.testkit.ShardedRuns.RUNNER;
+import static io.capsule.testkit.ShardedRuns.awaitHost;
+import static io.capsule.testkit.ShardedRuns.events;
+import static io.capsule.testkit.ShardedRuns.hostOf;
+import static io.capsule.testkit.ShardedRuns.outcome;
+import static io.capsule.testkit.ShardedRuns.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.CapsuleSharding;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunHandle;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Capsule runs sharded over a real Pekko Cluster: several ActorSystems in this JVM on 127.0.0.1
+ * (Artery TCP, free ports), real harness processes (shell scripts), real node loss.
+ */
+class CapsuleShardingClusterTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void aRunStartedOnANodeWithoutTheRoleRunsOnARunnerAndACancelFromAThirdNodeEndsIt() {
+    try (CapsuleClusterKit cluster =
+        CapsuleClusterKit.start(List.of(Set.of(), Set.of(RUNNER), Set.of()))) {
+      List<CapsuleSharding> s =
+          new ShardedRuns(dir).init(cluster, "slow", Duration.ofSeconds(60), 4);
+      assertFalse(s.get(0).hostsRuns());
+      TestProbe<RunEvent> probe = TestProbe.create(cluster.node(0));
+      RunRequest req = request("slow");
+      RunHandle handle = s.get(0).start(req, probe.ref());
+      assertEquals("n1", awaitHost(probe), "the only runner node hosts it");
+
+      s.get(2).cancel(req.taskId(), "from the third node");
+      RunOutcome o = handle.outcome().toCompletableFuture().join();
+      assertTrue(o.canceled(), o.toString());
+      assertTrue(o.message().contains("from the third node"), o.message());
+      List<RunEvent> rest = events(probe);
+      assertEquals(o, outcome(rest));
+    }
+  }
+
+  @Test
+  void losingTheHostingNodeEndsTheRunOnceWithNodeLostOrRetriesItElsewhere() {
+    try (CapsuleClusterKit cluster =
+        CapsuleClusterKit.start(
+            List.of(Set.of(), Set.of(RUNNER), Set.of(RUNNER), Set.of(RUNNER)))) {
+      List<CapsuleSharding> s =
+          new ShardedRuns(dir).init(cluster, "pause", Duration.ofSeconds(4), 4);
+
+      // Without retry: the node dies mid-run, the caller hears E-CLU-001 once.
+      TestProbe<RunEvent> lost = TestProbe.create(cluster.node(0));
+      s.get(0).start(request("pause"), lost.ref());
+      String host = awaitHost(lost);
+      cluster.stopAbruptly(Integer.parseInt(host.substring(1)));
+      List<RunEvent> events = events(lost);
+      RunOutcome o = outcome(events);
+      assertEquals(RunStatus.FAILED, o.status());
+      assertEquals(Optional.of("E-CLU-001"), o.code(), o.message());
+
+      // With one retry: the next host dies too; the run starts again and completes, once.
+      TestProbe<RunEvent> retried = TestProbe.create(cluster.node(0));
+      s.get(0).start(request("pause").retryOnNodeLoss(1), retried.ref());
+      String first = awaitHost(retried);
+      cluster.stopAbruptly(Integer.parseInt(first.substring(1)));
+      List<RunEvent> all = events(retried);
+      RunOutcome done = outcome(all);
+      assertEquals(RunStatus.DONE, done.status(), done.message());
+      List<RunEvent.AttemptLost> marks =
+          all.stream()
+              .filter(e -> e instanceof RunEvent.AttemptLost)
+              .map(e -> (RunEvent.AttemptLost) e)
+              .toList();
+      assertEquals(1, marks.size(), "one lost attempt marked");
+      assertEquals(1, marks.get(0).attempt());
+      assertEquals("E-CLU-001", marks.get(0).code());
+      String second =
+          hostOf(
+              all.stream()
+                  .filter(e -> e instanceof RunEvent.TextCompleted)
+                  .findFirst()
+                  .orElseThrow());
+      assertFalse(second.equals(first), "ran again on another node");
+      assertEquals(Optional.of("done on " + second), done.result());
+    }
+  }
+}
