@@ -28,6 +28,22 @@ public enum Code {
       "allow it under capabilities.harness.paths or capabilities.network.allow, or use another"
           + " driver"),
 
+  W_CAP_050(
+      "the harness runs uncontained: capsule.harness.containment is auto and bubblewrap (bwrap)"
+          + " or socat does not work here, so network, path and read-only grants are not enforced"
+          + " on it",
+      "install the bubblewrap and socat packages (apt-get install bubblewrap socat), or set"
+          + " capsule.harness.containment = off to run uncontained knowingly"),
+  E_CAP_051(
+      "capsule.harness.containment is required and the sandbox cannot start (bwrap or socat"
+          + " missing or not working)",
+      "install the bubblewrap and socat packages (apt-get install bubblewrap socat) and check"
+          + " capsule.harness.bwrap / capsule.harness.socat; `capsule doctor` runs the same check"),
+  W_CAP_052(
+      "the contained harness tried to reach a host:port that capabilities.network.allow does not"
+          + " grant; the egress proxy answered 403",
+      "add the host:port to capabilities.network.allow if the harness really needs it"),
+
   // --- runs (docs/run-semantics.md §11) ---
   E_RUN_006(
       "driver artifact missing, or harness binary not found",

@@ -19,6 +19,7 @@ import io.capsule.runtime.core.TurnLedger;
 import io.capsule.runtime.driver.ResolvedCapsule;
 import io.capsule.runtime.harness.AppliedLaunch;
 import io.capsule.runtime.harness.LaunchPlanApplier;
+import io.capsule.runtime.harness.contain.HarnessGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -127,12 +128,19 @@ final class RunLaunch {
         () -> {
           try {
             TraceFile.createDir(runDir);
-            return LaunchPlanApplier.apply(plan, binary, workdir, runDir, allow, hostEnv);
+            return LaunchPlanApplier.apply(
+                plan, binary, workdir, runDir, allow, hostEnv, grants(capsule, hostEnv));
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }
         },
         blocking);
+  }
+
+  /** The manifest's grants as a contained harness gets them; {@code ~/} is the host's HOME. */
+  static HarnessGrants grants(ResolvedCapsule capsule, Map<String, String> hostEnv) {
+    Path home = Path.of(hostEnv.getOrDefault("HOME", System.getProperty("user.home")));
+    return HarnessGrants.of(capsule.manifest().capabilities(), home);
   }
 
   /** How a plan that could not be applied ends the run: the driver's fault or the harness's. */

@@ -1,0 +1,66 @@
+package io.capsule.runtime.harness.contain;
+
+import io.capsule.config.manifest.Access;
+import io.capsule.config.manifest.Capabilities;
+import io.capsule.config.manifest.HarnessPath;
+import io.capsule.config.manifest.NetworkEntry;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The manifest's grants as the sandbox applies them: the hosts the egress proxy lets through, the
+ * host paths bound in with their access ({@code ~/} already expanded), and whether the run's
+ * directories are read-only.
+ *
+ * @param network {@code capabilities.network.allow}
+ * @param paths {@code capabilities.harness.paths}, absolute
+ * @param readOnly {@code capabilities.filesystem.read_only}
+ * @param home the home directory {@code ~/} meant, hidden in the sandbox but for the grants
+ */
+public record HarnessGrants(
+    List<NetworkEntry> network, List<PathGrant> paths, boolean readOnly, Path home) {
+
+  /** Nothing granted: no host, no path, directories writable; the JVM user's home. */
+  public static final HarnessGrants NONE =
+      new HarnessGrants(List.of(), List.of(), false, Path.of(System.getProperty("user.home")));
+
+  /** A host path bound into the sandbox. */
+  public record PathGrant(Path path, Access access) {
+    public PathGrant {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(access, "access");
+      if (!path.isAbsolute()) {
+        throw new IllegalArgumentException("a granted path must be absolute: " + path);
+      }
+    }
+
+    public boolean writable() {
+      return access == Access.READ_WRITE;
+    }
+  }
+
+  public HarnessGrants {
+    network = List.copyOf(network);
+    paths = List.copyOf(paths);
+    Objects.requireNonNull(home, "home");
+  }
+
+  /**
+   * The grants of a manifest's capabilities, {@code ~/} paths under {@code home} (the host's {@code
+   * HOME}, which the harness's own {@code HOME} is when granted).
+   */
+  public static HarnessGrants of(Capabilities capabilities, Path home) {
+    List<PathGrant> paths =
+        capabilities.harness().paths().stream()
+            .map(p -> new PathGrant(expand(p, home), p.access()))
+            .toList();
+    return new HarnessGrants(
+        capabilities.network().allow(), paths, capabilities.filesystem().readOnly(), home);
+  }
+
+  private static Path expand(HarnessPath grant, Path home) {
+    String p = grant.path();
+    return p.startsWith("~/") ? home.resolve(p.substring(2)) : Path.of(p);
+  }
+}
