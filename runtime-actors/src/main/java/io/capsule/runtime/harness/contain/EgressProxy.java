@@ -192,8 +192,7 @@ public final class EgressProxy implements AutoCloseable {
       int headEnd = readHead(conn, buffer);
       if (headEnd < 0) {
         if (headEnd == -2) {
-          answer(
-              conn.client, 431, "the request head is over " + config.headerCapBytes() + " bytes");
+          refuse(conn, 431, "the request head is over " + config.headerCapBytes() + " bytes");
         }
         return;
       }
@@ -201,7 +200,7 @@ public final class EgressProxy implements AutoCloseable {
       byte[] early = Arrays.copyOfRange(buffer.array(), headEnd, buffer.position());
       ProxyRequest request = ProxyRequest.parse(head);
       if (request instanceof ProxyRequest.Bad bad) {
-        answer(conn.client, 400, bad.reason());
+        refuse(conn, 400, bad.reason());
         return;
       }
       String host = request instanceof ProxyRequest.Connect c ? c.host() : forward(request).host();
@@ -209,15 +208,15 @@ public final class EgressProxy implements AutoCloseable {
       Optional<String> refusal = policy.refusal(host, port);
       if (refusal.isPresent()) {
         long count = refused.incrementAndGet();
-        answer(conn.client, 403, refusal.get());
         refusals.refused(host, port, refusal.get(), count);
+        refuse(conn, 403, refusal.get());
         return;
       }
       Socket upstream;
       try {
         upstream = connect(host, port);
       } catch (IOException e) {
-        answer(conn.client, 502, "could not reach " + host + ":" + port + ": " + e.getMessage());
+        refuse(conn, 502, "could not reach " + host + ":" + port + ": " + e.getMessage());
         return;
       }
       conn.upstream = upstream;
@@ -354,6 +353,30 @@ public final class EgressProxy implements AutoCloseable {
     ByteBuffer out = ByteBuffer.wrap(bytes, offset, length);
     while (out.hasRemaining()) {
       channel.write(out);
+    }
+  }
+
+  /** How much of an unread request is drained after an error answer before closing. */
+  private static final int DRAIN_CAP = 64 * 1024;
+
+  /**
+   * Answers with an error, then drains (bounded by {@link #DRAIN_CAP} and the idle watchdog) what
+   * the client still sends: closing with unread bytes would reset the connection, and the client
+   * would see the reset instead of the answer.
+   */
+  private static void refuse(Conn conn, int status, String reason) throws IOException {
+    answer(conn.client, status, reason);
+    conn.client.shutdownOutput();
+    ByteBuffer sink = ByteBuffer.allocate(4096);
+    int drained = 0;
+    while (drained < DRAIN_CAP) {
+      sink.clear();
+      int n = conn.client.read(sink);
+      if (n < 0) {
+        break;
+      }
+      conn.touch();
+      drained += n;
     }
   }
 
