@@ -29,19 +29,13 @@ public enum Code {
           + " driver"),
 
   W_CAP_050(
-      "the harness runs uncontained: capsule.harness.containment is auto and bubblewrap (bwrap)"
-          + " or socat does not work here, so network, path and read-only grants are not enforced"
-          + " on it",
-      "install the bubblewrap and socat packages (apt-get install bubblewrap socat), or set"
-          + " capsule.harness.containment = off to run uncontained knowingly"),
+      "the harness runs uncontained: containment is auto and bubblewrap or socat does not work here, so its grants are not enforced on it",
+      "install bubblewrap and socat (apt-get install bubblewrap socat), or set capsule.harness.containment = off to run uncontained knowingly"),
   E_CAP_051(
-      "capsule.harness.containment is required and the sandbox cannot start (bwrap or socat"
-          + " missing or not working)",
-      "install the bubblewrap and socat packages (apt-get install bubblewrap socat) and check"
-          + " capsule.harness.bwrap / capsule.harness.socat; `capsule doctor` runs the same check"),
+      "containment is required and the sandbox cannot start (bwrap or socat missing or not working)",
+      "install bubblewrap and socat (apt-get install bubblewrap socat); check capsule.harness.bwrap and .socat with capsule doctor"),
   W_CAP_052(
-      "the contained harness tried to reach a host:port that capabilities.network.allow does not"
-          + " grant; the egress proxy answered 403",
+      "the contained harness asked for a host:port that capabilities.network.allow does not grant; the egress proxy answered 403",
       "add the host:port to capabilities.network.allow if the harness really needs it"),
 
   // --- runs (docs/run-semantics.md §11) ---

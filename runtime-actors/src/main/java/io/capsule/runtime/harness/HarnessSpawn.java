@@ -102,7 +102,7 @@ final class HarnessSpawn {
     }
     EgressProxy proxy;
     try {
-      proxy = EgressProxy.start(new EgressPolicy(launch.grants().network()), config, refusals);
+      proxy = EgressProxy.start(new EgressPolicy(launch.grants().egress()), config, refusals);
     } catch (IOException e) {
       throw new CompletionException(new IOException("could not start the egress proxy", e));
     }

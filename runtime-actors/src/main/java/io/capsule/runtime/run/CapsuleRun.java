@@ -339,7 +339,7 @@ public final class CapsuleRun {
     plan = ((LaunchResult.Planned) launched.result()).plan();
     applying = true;
     ctx.pipeToSelf(
-        RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), blocking),
+        RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), bridge, blocking),
         (a, e) -> new Applied(a, Failures.unwrap(e)));
     return Behaviors.same();
   }

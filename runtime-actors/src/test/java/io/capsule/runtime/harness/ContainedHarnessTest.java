@@ -215,6 +215,24 @@ class ContainedHarnessTest {
     HarnessFixture.assertClosedAndGone(launch);
   }
 
+  /** The tool bridge listens on the host's loopback; the harness reaches it at the same URL. */
+  @Test
+  void theRunsLoopbackServiceStaysReachableAtItsOwnAddress() throws IOException {
+    int port = allowed.getAddress().getPort();
+    HarnessGrants grants =
+        new HarnessGrants(List.of(), List.of(), false, varTmp).withLoopback(port);
+    AppliedLaunch launch = launch(grants, "loopback.sh", String.valueOf(port));
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+    assertEquals(List.of("direct allowed-ok", "proxied allowed-ok"), lines(events));
+    assertEquals(List.of(), of(events, HarnessProcess.EgressRefused.class));
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
   @Test
   void theWorkingDirectoryIsWritableWithoutReadOnly() throws IOException {
     HarnessGrants grants = new HarnessGrants(List.of(), List.of(), false, varTmp);

@@ -17,13 +17,20 @@ import java.util.Objects;
  * @param paths {@code capabilities.harness.paths}, absolute
  * @param readOnly {@code capabilities.filesystem.read_only}
  * @param home the home directory {@code ~/} meant, hidden in the sandbox but for the grants
+ * @param loopbackPorts the run's own services on the host's loopback (the tool bridge): reachable
+ *     from inside at the same {@code 127.0.0.1:port}, through the proxy, whatever the allowlist
  */
 public record HarnessGrants(
-    List<NetworkEntry> network, List<PathGrant> paths, boolean readOnly, Path home) {
+    List<NetworkEntry> network,
+    List<PathGrant> paths,
+    boolean readOnly,
+    Path home,
+    List<Integer> loopbackPorts) {
 
   /** Nothing granted: no host, no path, directories writable; the JVM user's home. */
   public static final HarnessGrants NONE =
-      new HarnessGrants(List.of(), List.of(), false, Path.of(System.getProperty("user.home")));
+      new HarnessGrants(
+          List.of(), List.of(), false, Path.of(System.getProperty("user.home")), List.of());
 
   /** A host path bound into the sandbox. */
   public record PathGrant(Path path, Access access) {
@@ -44,6 +51,27 @@ public record HarnessGrants(
     network = List.copyOf(network);
     paths = List.copyOf(paths);
     Objects.requireNonNull(home, "home");
+    loopbackPorts = List.copyOf(loopbackPorts);
+  }
+
+  /** Without loopback services. */
+  public HarnessGrants(
+      List<NetworkEntry> network, List<PathGrant> paths, boolean readOnly, Path home) {
+    this(network, paths, readOnly, home, List.of());
+  }
+
+  /** A copy where the run's service on host loopback {@code port} is reachable from inside. */
+  public HarnessGrants withLoopback(int port) {
+    List<Integer> ports = new java.util.ArrayList<>(loopbackPorts);
+    ports.add(port);
+    return new HarnessGrants(network, paths, readOnly, home, ports);
+  }
+
+  /** What the egress proxy lets through: the allowlist and the run's loopback services. */
+  public List<NetworkEntry> egress() {
+    List<NetworkEntry> all = new java.util.ArrayList<>(network);
+    loopbackPorts.forEach(p -> all.add(NetworkEntry.parse("127.0.0.1:" + p)));
+    return all;
   }
 
   /**

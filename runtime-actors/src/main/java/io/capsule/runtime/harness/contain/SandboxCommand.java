@@ -102,7 +102,7 @@ public final class SandboxCommand {
     cmd.add("--");
     cmd.add(SH.toString());
     cmd.add("-c");
-    cmd.add(insideScript(in.socat()));
+    cmd.add(insideScript(in.socat(), in.grants().loopbackPorts()));
     cmd.add("capsule-sandbox");
     cmd.add(ENV.toString());
     cmd.add("--default-signal=INT");
@@ -137,31 +137,52 @@ public final class SandboxCommand {
   }
 
   /**
-   * The forwarder in the background (its SIGINT stays ignored, so an interrupt does not cut the
-   * harness's connections), a bounded wait until it listens on 127.0.0.1:3128 (read from
-   * /proc/net/tcp: no tool beyond the shell is needed), then the harness in the shell's place.
+   * The forwarders in the background (their SIGINT stays ignored, so an interrupt does not cut the
+   * harness's connections): the proxy's on 127.0.0.1:3128, and for each of the run's loopback
+   * services one on its own port that tunnels through the proxy (socat's PROXY address), so a
+   * harness reaches its tool bridge at the URL it was given. Then a bounded wait until all listen
+   * (read from /proc/net/tcp: no tool beyond the shell is needed), then the harness in the shell's
+   * place.
    */
-  static String insideScript(Path socat) {
-    String listening = String.format("0100007F:%04X 00000000:0000 0A", PROXY_PORT);
-    return socat
-        + " TCP-LISTEN:"
-        + PROXY_PORT
-        + ",bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:"
-        + SOCKET_INSIDE
-        + " </dev/null >/dev/null 2>&1 &\n"
-        + "i=0\n"
-        + "while ! grep -q '"
-        + listening
-        + "' /proc/net/tcp; do\n"
-        + "  i=$((i+1))\n"
-        + "  if [ $i -gt "
-        + FORWARDER_WAIT_STEPS
-        + " ]; then echo 'capsule: the egress forwarder did not start' >&2; exit "
-        + FORWARDER_FAILED
-        + "; fi\n"
-        + "  sleep 0.01\n"
-        + "done\n"
-        + "exec \"$@\"\n";
+  static String insideScript(Path socat, List<Integer> loopbackPorts) {
+    StringBuilder script = new StringBuilder();
+    script
+        .append(socat)
+        .append(" TCP-LISTEN:")
+        .append(PROXY_PORT)
+        .append(",bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:")
+        .append(SOCKET_INSIDE)
+        .append(" </dev/null >/dev/null 2>&1 &\n");
+    for (int port : loopbackPorts) {
+      script
+          .append(socat)
+          .append(" TCP-LISTEN:")
+          .append(port)
+          .append(",bind=127.0.0.1,reuseaddr,fork PROXY:127.0.0.1:127.0.0.1:")
+          .append(port)
+          .append(",proxyport=")
+          .append(PROXY_PORT)
+          .append(" </dev/null >/dev/null 2>&1 &\n");
+    }
+    List<Integer> ports = new ArrayList<>(loopbackPorts);
+    ports.add(0, PROXY_PORT);
+    for (int port : ports) {
+      String listening = String.format("0100007F:%04X 00000000:0000 0A", port);
+      script
+          .append("i=0\n")
+          .append("while ! grep -q '")
+          .append(listening)
+          .append("' /proc/net/tcp; do\n")
+          .append("  i=$((i+1))\n")
+          .append("  if [ $i -gt ")
+          .append(FORWARDER_WAIT_STEPS)
+          .append(" ]; then echo 'capsule: the egress forwarder did not start' >&2; exit ")
+          .append(FORWARDER_FAILED)
+          .append("; fi\n")
+          .append("  sleep 0.01\n")
+          .append("done\n");
+    }
+    return script.append("exec \"$@\"\n").toString();
   }
 
   /**
