@@ -13,13 +13,21 @@ import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
 import io.capsule.runtime.harness.HelperCommands;
 import io.capsule.runtime.harness.VersionProbe;
+import io.capsule.runtime.harness.contain.Containment;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import io.capsule.runtime.harness.contain.HarnessGrants;
+import io.capsule.runtime.harness.contain.SandboxCheck;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -87,6 +95,9 @@ final class DoctorCommand implements Callable<Integer> {
       grant.paths().forEach(p -> row("path", p.path() + " (" + p.access().witName() + ")"));
       grant.hosts().forEach(h -> row("host", h.toString()));
       row("binary", grant.harnessBinary().toString());
+      if (!containment(settings, manifest)) {
+        return done(ExitCodes.HARNESS_UNAVAILABLE);
+      }
 
       Map<String, String> env = manifest.capabilities().env().grantedValues(System.getenv());
       Path workdir = Files.createTempDirectory("capsule-doctor-");
@@ -133,6 +144,52 @@ final class DoctorCommand implements Callable<Integer> {
     }
     out.println("ready: a run could start");
     return done(ExitCodes.DONE);
+  }
+
+  /**
+   * The containment a run would use and the grants as the sandbox applies them; when contained, a
+   * real sandbox and egress proxy are started and must answer. False when a run would be refused
+   * ({@code required} without a working sandbox).
+   */
+  private boolean containment(CapsuleSettings settings, Manifest manifest) throws IOException {
+    ContainmentConfig config = RuntimeWiring.containment(settings);
+    String mode = config.mode().name().toLowerCase(Locale.ROOT);
+    Containment decided;
+    try {
+      decided = Containment.probeAndDecide(config);
+    } catch (DiagnosticException e) {
+      row("contain", mode + ": refused");
+      refusal(e.diagnostic());
+      return false;
+    }
+    if (!decided.contained()) {
+      row("contain", mode + ": uncontained (grants are not enforced on the harness)");
+      decided.warning().ifPresent(this::refusal);
+      return true;
+    }
+    Path home = Path.of(System.getenv().getOrDefault("HOME", System.getProperty("user.home")));
+    HarnessGrants grants = HarnessGrants.of(manifest.capabilities(), home);
+    row("contain", mode + ": bubblewrap " + config.bwrap() + ", egress only through the proxy");
+    row(
+        "egress",
+        grants.network().isEmpty()
+            ? "no host (every connection is refused)"
+            : grants.network().stream().map(Object::toString).collect(Collectors.joining(", ")));
+    grants.paths().forEach(p -> row("bind", p.path() + " (" + p.access().yaml() + ")"));
+    row("workdir", grants.readOnly() ? "read-only (filesystem.read_only)" : "writable");
+    row("hidden", home + " (except the binds above); /tmp is private; root is read-only");
+    Path workdir = Files.createTempDirectory("capsule-doctor-sandbox-");
+    try {
+      Optional<String> problem = SandboxCheck.run(config, grants, workdir);
+      if (problem.isPresent()) {
+        row("sandbox", "failed: " + problem.get());
+        return config.mode() != ContainmentConfig.Mode.REQUIRED;
+      }
+      row("sandbox", "ok: started, and the egress proxy answered from inside");
+      return true;
+    } finally {
+      Files.deleteIfExists(workdir);
+    }
   }
 
   private static String reason(LoginState state) {

@@ -1,6 +1,7 @@
 package io.capsule.cli;
 
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.config.settings.HarnessSettings;
 import io.capsule.config.settings.ProtocolSettings;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
@@ -8,13 +9,30 @@ import io.capsule.protocol.ProtocolConfig;
 import io.capsule.runtime.RunLimits;
 import io.capsule.runtime.bridge.BridgeConfig;
 import io.capsule.runtime.driver.DriverLoading;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import java.nio.file.Path;
 
 /** Maps the runtime's settings onto the runtime's parts, the same way for every command. */
 final class RuntimeWiring {
   private RuntimeWiring() {}
 
   static RunLimits limits(CapsuleSettings settings) {
-    return RunLimits.from(settings.run()).withBridge(BridgeConfig.from(settings.bridge()));
+    RunLimits limits =
+        RunLimits.from(settings.run()).withBridge(BridgeConfig.from(settings.bridge()));
+    return limits.withHarness(limits.harness().withContainment(containment(settings)));
+  }
+
+  /** {@code capsule.harness.*} onto the harness's containment. */
+  static ContainmentConfig containment(CapsuleSettings settings) {
+    HarnessSettings h = settings.harness();
+    return new ContainmentConfig(
+        ContainmentConfig.Mode.valueOf(h.containment().name()),
+        Path.of(h.bwrap()),
+        Path.of(h.socat()),
+        h.egressMaxConnections(),
+        h.egressHeaderCapBytes(),
+        h.egressIdleTimeout(),
+        h.egressConnectTimeout());
   }
 
   /** {@code capsule.protocol.*} onto the protocol module's own settings record. */

@@ -24,6 +24,49 @@ class DoctorCommandTest {
     assertTrue(r.out().contains("ready: a run could start"), r.out());
   }
 
+  /** The default (auto) on a machine with bubblewrap and socat: a real sandbox is started. */
+  @Test
+  void theContainmentAndTheGrantsAsTheSandboxAppliesThemAreShownAndChecked() {
+    Cli.Result r = Cli.run("doctor", Cli.HELLO.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("contain   auto: bubblewrap /usr/bin/bwrap"), r.out());
+    assertTrue(r.out().contains("egress    no host (every connection is refused)"), r.out());
+    assertTrue(r.out().contains("workdir   writable"), r.out());
+    assertTrue(r.out().contains("sandbox   ok: started, and the egress proxy answered"), r.out());
+  }
+
+  @Test
+  void requiredContainmentWithoutBubblewrapIsNotReady() {
+    String r = withSettings("required", () -> Cli.run("doctor", Cli.HELLO.toString()));
+    assertTrue(r.startsWith(ExitCodes.HARNESS_UNAVAILABLE + "\n"), r);
+    assertTrue(r.contains("contain   required: refused"), r);
+    assertTrue(r.contains("E-CAP-051"), r);
+    assertTrue(r.contains("apt-get install bubblewrap socat"), r);
+  }
+
+  @Test
+  void autoContainmentWithoutBubblewrapWarnsAndIsReady() {
+    String r = withSettings("auto", () -> Cli.run("doctor", Cli.HELLO.toString()));
+    assertTrue(r.startsWith("0\n"), r);
+    assertTrue(r.contains("contain   auto: uncontained"), r);
+    assertTrue(r.contains("W-CAP-050"), r);
+  }
+
+  /** Runs the doctor with containment {@code mode} and a bwrap that is not there. */
+  private static String withSettings(String mode, java.util.function.Supplier<Cli.Result> run) {
+    System.setProperty("capsule.harness.containment", mode);
+    System.setProperty("capsule.harness.bwrap", "/nonexistent/bwrap");
+    com.typesafe.config.ConfigFactory.invalidateCaches();
+    try {
+      Cli.Result r = run.get();
+      return r.exit() + "\n" + r.out() + r.err();
+    } finally {
+      System.clearProperty("capsule.harness.containment");
+      System.clearProperty("capsule.harness.bwrap");
+      com.typesafe.config.ConfigFactory.invalidateCaches();
+    }
+  }
+
   @Test
   void aHarnessNeedTheManifestDoesNotAllowIsNamedWithItsCode() throws IOException {
     Files.writeString(

@@ -118,6 +118,20 @@ public record RunLimits(
         new RunRetention.Keep(run.keepCount(), run.keepAge()));
   }
 
+  public RunLimits withHarness(HarnessLimits h) {
+    return new RunLimits(
+        versionProbeTimeout,
+        driverCallTimeout,
+        inactivityTimeout,
+        terminalGrace,
+        interruptGrace,
+        workRoot,
+        blockingDispatcher,
+        h,
+        bridge,
+        keep);
+  }
+
   public RunLimits withKeep(RunRetention.Keep k) {
     return new RunLimits(
         versionProbeTimeout,

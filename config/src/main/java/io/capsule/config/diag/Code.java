@@ -28,6 +28,16 @@ public enum Code {
       "allow it under capabilities.harness.paths or capabilities.network.allow, or use another"
           + " driver"),
 
+  W_CAP_050(
+      "the harness runs uncontained: containment is auto and bubblewrap or socat does not work here, so its grants are not enforced on it",
+      "install bubblewrap and socat (apt-get install bubblewrap socat), or set capsule.harness.containment = off to run uncontained knowingly"),
+  E_CAP_051(
+      "containment is required and the sandbox cannot start (bwrap or socat missing or not working)",
+      "install bubblewrap and socat (apt-get install bubblewrap socat); check capsule.harness.bwrap and .socat with capsule doctor"),
+  W_CAP_052(
+      "the contained harness asked for a host:port that capabilities.network.allow does not grant; the egress proxy answered 403",
+      "add the host:port to capabilities.network.allow if the harness really needs it"),
+
   // --- runs (docs/run-semantics.md §11) ---
   E_RUN_006(
       "driver artifact missing, or harness binary not found",

@@ -25,6 +25,7 @@ public final class CapsuleSettings {
   private final ProtocolSettings protocol;
   private final HubSettings hub;
   private final BridgeSettings bridge;
+  private final HarnessSettings harness;
 
   private CapsuleSettings(Config config) {
     this.config = config;
@@ -34,6 +35,7 @@ public final class CapsuleSettings {
     this.protocol = ProtocolSettings.read(reader);
     this.hub = HubSettings.read(reader);
     this.bridge = BridgeSettings.read(reader);
+    this.harness = HarnessSettings.read(reader);
     reader.finish();
   }
 
@@ -97,6 +99,10 @@ public final class CapsuleSettings {
     return bridge;
   }
 
+  public HarnessSettings harness() {
+    return harness;
+  }
+
   /** The whole config these settings were read from (for settings owned by other modules). */
   public Config config() {
     return config;
@@ -119,6 +125,8 @@ public final class CapsuleSettings {
         + hub
         + ", bridge="
         + bridge
+        + ", harness="
+        + harness
         + "]";
   }
 }

@@ -1,5 +1,6 @@
 package io.capsule.runtime.harness;
 
+import io.capsule.runtime.harness.contain.HarnessGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -34,6 +35,7 @@ public final class AppliedLaunch implements AutoCloseable {
   private final byte[] stdin;
   private final boolean keepStdinOpen;
   private final Optional<byte[]> interruptStdin;
+  private final HarnessGrants grants;
   private boolean closed;
 
   AppliedLaunch(
@@ -45,7 +47,8 @@ public final class AppliedLaunch implements AutoCloseable {
       List<String> fileNames,
       byte[] stdin,
       boolean keepStdinOpen,
-      Optional<byte[]> interruptStdin) {
+      Optional<byte[]> interruptStdin,
+      HarnessGrants grants) {
     this.binary = Objects.requireNonNull(binary, "binary");
     this.args = List.copyOf(args);
     this.env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
@@ -55,6 +58,7 @@ public final class AppliedLaunch implements AutoCloseable {
     this.stdin = stdin.clone();
     this.keepStdinOpen = keepStdinOpen;
     this.interruptStdin = interruptStdin.map(byte[]::clone);
+    this.grants = Objects.requireNonNull(grants, "grants");
   }
 
   /** The harness binary, as resolved by the run. */
@@ -98,6 +102,11 @@ public final class AppliedLaunch implements AutoCloseable {
   /** What the {@code stdin-message} interrupt writes, if the plan has it; a copy. */
   public Optional<byte[]> interruptStdin() {
     return interruptStdin.map(byte[]::clone);
+  }
+
+  /** The manifest's grants, as a contained harness gets them. */
+  public HarnessGrants grants() {
+    return grants;
   }
 
   /** Removes the files directory and everything in it. Safe to call more than once. */

@@ -1,5 +1,6 @@
 package io.capsule.runtime.harness;
 
+import io.capsule.runtime.harness.contain.ContainmentConfig;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -21,6 +22,8 @@ import java.util.Objects;
  *     able to grow past twice the number of live harnesses (runtime-actors' {@code
  *     capsule.harness-io-dispatcher} does, up to 2048 threads made on demand). Pekko's default
  *     blocking dispatcher ({@link #DEFAULT_IO_DISPATCHER}, 16 threads) only serves a handful.
+ * @param containment whether and how the harness runs in a sandbox ({@code capsule.harness.*}); off
+ *     unless given: the settings' default ({@code auto}) is applied where settings are read
  */
 public record HarnessLimits(
     int batchMaxLines,
@@ -28,7 +31,8 @@ public record HarnessLimits(
     int stderrTailBytes,
     Duration stderrDrainTimeout,
     Duration probeTimeout,
-    String ioDispatcher) {
+    String ioDispatcher,
+    ContainmentConfig containment) {
 
   /** Pekko's blocking-IO dispatcher; a dedicated, growing one is better for many runs. */
   public static final String DEFAULT_IO_DISPATCHER = "pekko.actor.default-blocking-io-dispatcher";
@@ -46,6 +50,36 @@ public record HarnessLimits(
     Objects.requireNonNull(stderrDrainTimeout, "stderrDrainTimeout");
     Objects.requireNonNull(probeTimeout, "probeTimeout");
     Objects.requireNonNull(ioDispatcher, "ioDispatcher");
+    Objects.requireNonNull(containment, "containment");
+  }
+
+  /** Without containment (see {@link #withContainment}). */
+  public HarnessLimits(
+      int batchMaxLines,
+      int lineCapBytes,
+      int stderrTailBytes,
+      Duration stderrDrainTimeout,
+      Duration probeTimeout,
+      String ioDispatcher) {
+    this(
+        batchMaxLines,
+        lineCapBytes,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        probeTimeout,
+        ioDispatcher,
+        ContainmentConfig.off());
+  }
+
+  public HarnessLimits withContainment(ContainmentConfig value) {
+    return new HarnessLimits(
+        batchMaxLines,
+        lineCapBytes,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        probeTimeout,
+        ioDispatcher,
+        value);
   }
 
   /** The spec's defaults; the stderr drain bound (not in the spec) is 2 s. */
@@ -61,26 +95,56 @@ public record HarnessLimits(
 
   public HarnessLimits withBatchMaxLines(int value) {
     return new HarnessLimits(
-        value, lineCapBytes, stderrTailBytes, stderrDrainTimeout, probeTimeout, ioDispatcher);
+        value,
+        lineCapBytes,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        probeTimeout,
+        ioDispatcher,
+        containment);
   }
 
   public HarnessLimits withLineCapBytes(int value) {
     return new HarnessLimits(
-        batchMaxLines, value, stderrTailBytes, stderrDrainTimeout, probeTimeout, ioDispatcher);
+        batchMaxLines,
+        value,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        probeTimeout,
+        ioDispatcher,
+        containment);
   }
 
   public HarnessLimits withStderrDrainTimeout(Duration value) {
     return new HarnessLimits(
-        batchMaxLines, lineCapBytes, stderrTailBytes, value, probeTimeout, ioDispatcher);
+        batchMaxLines,
+        lineCapBytes,
+        stderrTailBytes,
+        value,
+        probeTimeout,
+        ioDispatcher,
+        containment);
   }
 
   public HarnessLimits withProbeTimeout(Duration value) {
     return new HarnessLimits(
-        batchMaxLines, lineCapBytes, stderrTailBytes, stderrDrainTimeout, value, ioDispatcher);
+        batchMaxLines,
+        lineCapBytes,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        value,
+        ioDispatcher,
+        containment);
   }
 
   public HarnessLimits withIoDispatcher(String value) {
     return new HarnessLimits(
-        batchMaxLines, lineCapBytes, stderrTailBytes, stderrDrainTimeout, probeTimeout, value);
+        batchMaxLines,
+        lineCapBytes,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        probeTimeout,
+        value,
+        containment);
   }
 }

@@ -2,7 +2,11 @@ package io.capsule.runtime.harness;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.diag.DiagnosticException;
 import io.capsule.driver.api.InterruptMethod;
+import io.capsule.runtime.harness.contain.Containment;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import io.capsule.runtime.harness.contain.EgressProxy;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -87,7 +91,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   /** The listener handled the last {@link Lines}: the next batch may come. */
   public record BatchHandled() implements Command {}
 
-  private record SpawnResult(Process process, Throwable failure) implements Command {}
+  private record SpawnResult(HarnessSpawn.Started started, Throwable failure) implements Command {}
+
+  /** The egress proxy refused a connection (told on a proxy thread). */
+  private record Refused(String host, int port, String reason, long refusedSoFar)
+      implements Command {}
 
   private record StdoutBatch(List<LineFramer.Line> lines, CompletableFuture<Done> ack)
       implements Command {}
@@ -113,6 +121,25 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   /** What the listener receives. */
   public sealed interface Event {}
+
+  /**
+   * Whether the harness runs in the sandbox (README "Containment"); sent once, before {@link
+   * Spawned}, unless containment is off. {@code warning} is {@code W-CAP-050} when {@code auto}
+   * found no working sandbox.
+   */
+  public record ContainmentDecided(String mode, boolean contained, Optional<Diagnostic> warning)
+      implements Event {}
+
+  /**
+   * The contained harness's egress proxy refused {@code host:port} with a 403 ({@code W-CAP-052}).
+   * The first {@link #REFUSALS_TOLD} are told one by one, after that every hundredth (with the
+   * count so far), so a harness retrying in a loop cannot flood the run.
+   */
+  public record EgressRefused(String host, int port, String reason, long refusedSoFar)
+      implements Event {}
+
+  /** How many refusals are told one by one before only every hundredth is. */
+  public static final int REFUSALS_TOLD = 10;
 
   /** The harness runs; its process group id equals its pid. */
   public record Spawned(long pid, long pgid) implements Event {}
@@ -163,10 +190,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private final TimerScheduler<Command> timers;
   private final Executor io;
   private final HarnessOutput output;
-  private final CompletableFuture<Process> spawning;
+  private final CompletableFuture<HarnessSpawn.Started> spawning;
   private final ExitGate exit = new ExitGate();
 
   private Process process;
+  private HarnessSpawn.Started started;
   private HarnessPumps pumps;
   private long pgid;
   private StdinPipe stdin;
@@ -202,7 +230,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             .dispatchers()
             .lookup(DispatcherSelector.fromConfig(limits.ioDispatcher()));
     this.output = new HarnessOutput(listener, limits);
-    this.spawning = CompletableFuture.supplyAsync(() -> HarnessSpawn.start(launch), io);
+    EgressProxy.Refusals refusals =
+        (host, port, reason, count) -> self.tell(new Refused(host, port, reason, count));
+    this.spawning =
+        CompletableFuture.supplyAsync(
+            () -> HarnessSpawn.start(launch, limits.containment(), refusals), io);
     context.pipeToSelf(spawning, (p, failure) -> new SpawnResult(p, unwrap(failure)));
   }
 
@@ -221,6 +253,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         .onMessage(StdinWritten.class, this::onStdinWritten)
         .onMessage(CloseStdin.class, m -> onCloseStdin())
         .onMessage(Kill.class, this::onKill)
+        .onMessage(Refused.class, this::onRefused)
         .onMessage(KillDone.class, m -> onKillDone())
         .onMessageEquals(StderrDrainElapsed.INSTANCE, this::onDrainElapsed)
         .onSignal(PostStop.class, s -> releaseAll())
@@ -237,6 +270,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   // --- spawn ---
 
   private Behavior<Command> onSpawnResult(SpawnResult result) {
+    if (result.failure() instanceof DiagnosticException refused) {
+      listener.tell(new SpawnFailed(refused.diagnostic())); // E-CAP-051: required, no sandbox
+      return Behaviors.stopped();
+    }
     if (result.failure() != null) {
       listener.tell(
           new SpawnFailed(
@@ -246,7 +283,16 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
                   java.util.Map.of("binary", launch.binary().toString()))));
       return Behaviors.stopped();
     }
-    process = result.process();
+    started = result.started();
+    process = started.process();
+    Containment containment = started.containment();
+    if (containment.mode() != ContainmentConfig.Mode.OFF) {
+      listener.tell(
+          new ContainmentDecided(
+              containment.mode().name().toLowerCase(java.util.Locale.ROOT),
+              containment.contained(),
+              containment.warning()));
+    }
     pgid = process.pid();
     getContext()
         .getLog()
@@ -435,6 +481,15 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     return this;
   }
 
+  // --- egress ---
+
+  private Behavior<Command> onRefused(Refused r) {
+    if (r.refusedSoFar() <= REFUSALS_TOLD || r.refusedSoFar() % 100 == 0) {
+      listener.tell(new EgressRefused(r.host(), r.port(), r.reason(), r.refusedSoFar()));
+    }
+    return this;
+  }
+
   // --- kill ---
 
   private Behavior<Command> onKill(Kill kill) {
@@ -479,7 +534,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     if (pumps != null) {
       pumps.shutdown();
     }
-    HarnessSpawn.release(process, spawning, io);
+    HarnessSpawn.release(started, spawning, io);
     return this;
   }
 

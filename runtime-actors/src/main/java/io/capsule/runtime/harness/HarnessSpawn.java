@@ -1,5 +1,10 @@
 package io.capsule.runtime.harness;
 
+import io.capsule.runtime.harness.contain.Containment;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import io.capsule.runtime.harness.contain.EgressPolicy;
+import io.capsule.runtime.harness.contain.EgressProxy;
+import io.capsule.runtime.harness.contain.SandboxCommand;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -75,19 +81,97 @@ final class HarnessSpawn {
   }
 
   /**
+   * A started harness: its process (the group leader: {@code bwrap} when contained), the run's
+   * egress proxy when contained (to close when the harness is released), and the containment it
+   * got.
+   */
+  record Started(Process process, Optional<EgressProxy> proxy, Containment containment) {}
+
+  /**
+   * Decides the containment (probing the sandbox, blocking) and starts the harness: uncontained as
+   * {@link #start(AppliedLaunch)}, or contained under {@link SandboxCommand} with its egress proxy
+   * started first. {@code required} without a working sandbox throws the {@code E-CAP-051} {@link
+   * io.capsule.config.diag.DiagnosticException}; other failures come as in {@link
+   * #start(AppliedLaunch)}.
+   */
+  static Started start(
+      AppliedLaunch launch, ContainmentConfig config, EgressProxy.Refusals refusals) {
+    Containment containment = Containment.probeAndDecide(config);
+    if (!containment.contained()) {
+      return new Started(start(launch), Optional.empty(), containment);
+    }
+    EgressProxy proxy;
+    try {
+      proxy = EgressProxy.start(new EgressPolicy(launch.grants().egress()), config, refusals);
+    } catch (IOException e) {
+      throw new CompletionException(new IOException("could not start the egress proxy", e));
+    }
+    try {
+      return new Started(startContained(launch, config, proxy), Optional.of(proxy), containment);
+    } catch (IOException e) {
+      proxy.close();
+      throw new CompletionException(e);
+    } catch (RuntimeException e) {
+      proxy.close();
+      throw e;
+    }
+  }
+
+  private static Process startContained(
+      AppliedLaunch launch, ContainmentConfig config, EgressProxy proxy) throws IOException {
+    if (!Files.isExecutable(ProcessGroup.SETSID)) {
+      throw new IOException("setsid(1) is missing at " + ProcessGroup.SETSID);
+    }
+    Path workdir = launch.workdir().toAbsolutePath();
+    Path resolved = workdir.resolve(launch.binary());
+    if (!Files.isRegularFile(resolved) || !Files.isExecutable(resolved)) {
+      throw new IOException(resolved + " is not an executable file");
+    }
+    List<String> harness = new ArrayList<>(launch.args().size() + 1);
+    harness.add(resolved.toString());
+    harness.addAll(launch.args());
+    List<String> argv =
+        SandboxCommand.argv(
+            new SandboxCommand.Inputs(
+                ProcessGroup.SETSID,
+                config.bwrap(),
+                config.socat(),
+                launch.grants(),
+                workdir,
+                launch.filesDir(),
+                SandboxCommand.installation(resolved, resolved.toRealPath()),
+                proxy.socket(),
+                harness));
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(workdir.toFile());
+    builder.environment().clear();
+    builder.environment().putAll(launch.env());
+    builder.environment().putAll(SandboxCommand.proxyEnv());
+    return builder.start();
+  }
+
+  /**
    * {@link #killAndClose} on {@code io} (closing a pipe can wait for a blocked writer), inline only
    * when {@code io} takes no more work. With no leader yet, a spawn still in flight is killed as
    * soon as it completes.
    */
-  static void release(Process leader, CompletableFuture<Process> spawning, Executor io) {
-    if (leader == null) {
+  static void release(Started started, CompletableFuture<Started> spawning, Executor io) {
+    if (started == null) {
       spawning.thenAcceptAsync(HarnessSpawn::killAndClose, io);
       return;
     }
     try {
-      io.execute(() -> killAndClose(leader));
+      io.execute(() -> killAndClose(started));
     } catch (RejectedExecutionException e) {
-      killAndClose(leader);
+      killAndClose(started);
+    }
+  }
+
+  /** {@link #killAndClose(Process)}, then the egress proxy closed (its tunnels with it). */
+  static void killAndClose(Started started) {
+    try {
+      killAndClose(started.process());
+    } finally {
+      started.proxy().ifPresent(EgressProxy::close);
     }
   }
 

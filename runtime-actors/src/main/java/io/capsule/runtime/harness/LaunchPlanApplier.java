@@ -3,6 +3,7 @@ package io.capsule.runtime.harness;
 import io.capsule.driver.api.DriverFile;
 import io.capsule.driver.api.EnvVar;
 import io.capsule.driver.api.LaunchPlan;
+import io.capsule.runtime.harness.contain.HarnessGrants;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,6 +66,22 @@ public final class LaunchPlanApplier {
       List<String> envAllow,
       Map<String, String> hostEnv)
       throws IOException {
+    return apply(plan, binary, workdir, runDir, envAllow, hostEnv, HarnessGrants.NONE);
+  }
+
+  /**
+   * {@link #apply(LaunchPlan, Path, Path, Path, List, Map)} with the manifest's grants, which a
+   * contained harness gets (see {@code harness.contain}).
+   */
+  public static AppliedLaunch apply(
+      LaunchPlan plan,
+      Path binary,
+      Path workdir,
+      Path runDir,
+      List<String> envAllow,
+      Map<String, String> hostEnv,
+      HarnessGrants grants)
+      throws IOException {
     validate(plan);
     Path filesDir =
         Files.createTempDirectory(
@@ -102,7 +119,8 @@ public final class LaunchPlanApplier {
           names,
           plan.stdin().orElse(new byte[0]),
           plan.keepStdinOpen(),
-          plan.interruptStdin());
+          plan.interruptStdin(),
+          grants);
     } catch (IOException | RuntimeException e) {
       AppliedLaunch.deleteTree(filesDir);
       throw e;

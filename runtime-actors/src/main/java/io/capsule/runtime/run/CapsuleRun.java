@@ -327,7 +327,8 @@ public final class CapsuleRun {
       return decide(RunLaunch.refused(refused));
     }
     plan = ((LaunchResult.Planned) launched.result()).plan();
-    applying = RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), blocking);
+    applying =
+        RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), bridge, blocking);
     timers.startSingleTimer(Tick.APPLY_BOUND, APPLY_BOUND);
     ctx.pipeToSelf(applying, (a, e) -> new Applied(a, Failures.unwrap(e)));
     return Behaviors.same();
@@ -389,6 +390,19 @@ public final class CapsuleRun {
       gate.spawnFailed();
       harness = null;
       return decide(new Ending.HarnessFailed(sf.diagnostic()));
+    } else if (e instanceof HarnessProcess.ContainmentDecided c) {
+      journal.trace(
+          TraceRecord.of("harness_containment")
+              .with("mode", c.mode())
+              .with("contained", c.contained()));
+      c.warning().ifPresent(w -> journal.warn(w.code(), w.message()));
+    } else if (e instanceof HarnessProcess.EgressRefused r) {
+      journal.trace(
+          TraceRecord.of("egress_refused")
+              .with("host", r.host())
+              .with("port", r.port())
+              .with("refused_so_far", r.refusedSoFar()));
+      journal.warn(Code.W_CAP_052, r.reason());
     } else if (e instanceof HarnessProcess.StdinFailed sf) {
       gate.stdinFailed(sf.diagnostic());
       journal.harnessNote(sf.diagnostic().message());

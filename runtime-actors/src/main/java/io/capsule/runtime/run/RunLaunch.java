@@ -19,6 +19,7 @@ import io.capsule.runtime.core.TurnLedger;
 import io.capsule.runtime.driver.ResolvedCapsule;
 import io.capsule.runtime.harness.AppliedLaunch;
 import io.capsule.runtime.harness.LaunchPlanApplier;
+import io.capsule.runtime.harness.contain.HarnessGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -120,6 +121,7 @@ final class RunLaunch {
       Path workdir,
       Path runDir,
       Map<String, String> hostEnv,
+      Optional<Bridge> bridge,
       Executor blocking) {
     Path binary = capsule.binary();
     List<String> allow = capsule.manifest().capabilities().env().granted();
@@ -127,12 +129,30 @@ final class RunLaunch {
         () -> {
           try {
             TraceFile.createDir(runDir);
-            return LaunchPlanApplier.apply(plan, binary, workdir, runDir, allow, hostEnv);
+            return LaunchPlanApplier.apply(
+                plan, binary, workdir, runDir, allow, hostEnv, grants(capsule, hostEnv, bridge));
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }
         },
         blocking);
+  }
+
+  /**
+   * The manifest's grants as a contained harness gets them; {@code ~/} is the host's HOME, and the
+   * run's tool bridge (on the host's loopback) stays reachable from inside the sandbox.
+   */
+  static HarnessGrants grants(
+      ResolvedCapsule capsule, Map<String, String> hostEnv, Optional<Bridge> bridge) {
+    Path home = Path.of(hostEnv.getOrDefault("HOME", System.getProperty("user.home")));
+    HarnessGrants grants = HarnessGrants.of(capsule.manifest().capabilities(), home);
+    if (bridge.isPresent()) {
+      int port = java.net.URI.create(bridge.get().url()).getPort();
+      if (port > 0) {
+        grants = grants.withLoopback(port);
+      }
+    }
+    return grants;
   }
 
   /** How a plan that could not be applied ends the run: the driver's fault or the harness's. */

@@ -1,0 +1,94 @@
+package io.capsule.runtime.harness.contain;
+
+import io.capsule.config.manifest.Access;
+import io.capsule.config.manifest.Capabilities;
+import io.capsule.config.manifest.HarnessPath;
+import io.capsule.config.manifest.NetworkEntry;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The manifest's grants as the sandbox applies them: the hosts the egress proxy lets through, the
+ * host paths bound in with their access ({@code ~/} already expanded), and whether the run's
+ * directories are read-only.
+ *
+ * @param network {@code capabilities.network.allow}
+ * @param paths {@code capabilities.harness.paths}, absolute
+ * @param readOnly {@code capabilities.filesystem.read_only}
+ * @param home the home directory {@code ~/} meant, hidden in the sandbox but for the grants
+ * @param loopbackPorts the run's own services on the host's loopback (the tool bridge): reachable
+ *     from inside at the same {@code 127.0.0.1:port}, through the proxy, whatever the allowlist
+ */
+public record HarnessGrants(
+    List<NetworkEntry> network,
+    List<PathGrant> paths,
+    boolean readOnly,
+    Path home,
+    List<Integer> loopbackPorts) {
+
+  /** Nothing granted: no host, no path, directories writable; the JVM user's home. */
+  public static final HarnessGrants NONE =
+      new HarnessGrants(
+          List.of(), List.of(), false, Path.of(System.getProperty("user.home")), List.of());
+
+  /** A host path bound into the sandbox. */
+  public record PathGrant(Path path, Access access) {
+    public PathGrant {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(access, "access");
+      if (!path.isAbsolute()) {
+        throw new IllegalArgumentException("a granted path must be absolute: " + path);
+      }
+    }
+
+    public boolean writable() {
+      return access == Access.READ_WRITE;
+    }
+  }
+
+  public HarnessGrants {
+    network = List.copyOf(network);
+    paths = List.copyOf(paths);
+    Objects.requireNonNull(home, "home");
+    loopbackPorts = List.copyOf(loopbackPorts);
+  }
+
+  /** Without loopback services. */
+  public HarnessGrants(
+      List<NetworkEntry> network, List<PathGrant> paths, boolean readOnly, Path home) {
+    this(network, paths, readOnly, home, List.of());
+  }
+
+  /** A copy where the run's service on host loopback {@code port} is reachable from inside. */
+  public HarnessGrants withLoopback(int port) {
+    List<Integer> ports = new java.util.ArrayList<>(loopbackPorts);
+    ports.add(port);
+    return new HarnessGrants(network, paths, readOnly, home, ports);
+  }
+
+  /** What the egress proxy lets through: the allowlist and the run's loopback services. */
+  public List<NetworkEntry> egress() {
+    List<NetworkEntry> all = new java.util.ArrayList<>(network);
+    loopbackPorts.forEach(p -> all.add(NetworkEntry.parse("127.0.0.1:" + p)));
+    return all;
+  }
+
+  /**
+   * The grants of a manifest's capabilities, {@code ~/} paths under {@code home} (the host's {@code
+   * HOME}, which the harness's own {@code HOME} is when granted).
+   */
+  public static HarnessGrants of(Capabilities capabilities, Path home) {
+    List<PathGrant> paths =
+        capabilities.harness().paths().stream()
+            .map(p -> new PathGrant(expand(p, home), p.access()))
+            .toList();
+    return new HarnessGrants(
+        capabilities.network().allow(), paths, capabilities.filesystem().readOnly(), home);
+  }
+
+  private static Path expand(HarnessPath grant, Path home) {
+    String p = grant.path();
+    return p.startsWith("~/") ? home.resolve(p.substring(2)) : Path.of(p);
+  }
+}

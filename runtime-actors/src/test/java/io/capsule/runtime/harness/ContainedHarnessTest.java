@@ -1,0 +1,335 @@
+package io.capsule.runtime.harness;
+
+import static io.capsule.runtime.harness.HarnessFixture.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.capsule.config.diag.Code;
+import io.capsule.config.manifest.Access;
+import io.capsule.config.manifest.NetworkEntry;
+import io.capsule.driver.api.InterruptMethod;
+import io.capsule.driver.api.LaunchPlan;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import io.capsule.runtime.harness.contain.HarnessGrants;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The manifest's grants held against a hostile harness, with real bubblewrap, socat and loopback
+ * listeners (CI installs the bubblewrap and socat packages; this machine kind has them).
+ */
+@ExtendWith(TestKitJUnit5Extension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ContainedHarnessTest {
+
+  @JUnit5TestKit
+  final ActorTestKit testKit =
+      new JUnit5TestKitBuilder().withCustomConfig(HarnessFixture.CONFIG).build();
+
+  @TempDir Path runDir;
+  @TempDir Path elsewhere;
+
+  private HttpServer allowed;
+  private HttpServer denied;
+  private final AtomicInteger deniedHits = new AtomicInteger();
+  private Path varTmp;
+
+  @BeforeAll
+  void listeners() throws IOException {
+    allowed = serve("allowed-ok", new AtomicInteger());
+    denied = serve("denied-reached", deniedHits);
+    // Outside /tmp, so the hidden home and the read grant are tested apart from the private /tmp.
+    varTmp = Files.createTempDirectory(Path.of("/var/tmp"), "capsule-contain-test-");
+  }
+
+  @AfterAll
+  void stop() throws IOException {
+    allowed.stop(0);
+    denied.stop(0);
+    AppliedLaunch.deleteTree(varTmp);
+  }
+
+  private static HttpServer serve(String body, AtomicInteger hits) throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    server.createContext(
+        "/",
+        exchange -> {
+          hits.incrementAndGet();
+          byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(200, bytes.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+          }
+        });
+    server.start();
+    return server;
+  }
+
+  private static HarnessLimits limits(ContainmentConfig.Mode mode) {
+    return HarnessFixture.limits().withContainment(ContainmentConfig.defaults(mode));
+  }
+
+  private AppliedLaunch launch(HarnessGrants grants, String script, String... args)
+      throws IOException {
+    List<String> all = new ArrayList<>();
+    all.add(HarnessFixture.script(script).toString());
+    all.addAll(List.of(args));
+    LaunchPlan plan =
+        new LaunchPlan(all, List.of(), List.of(), Optional.of(new byte[0]), true, Optional.empty());
+    return LaunchPlanApplier.apply(
+        plan, Path.of("/bin/sh"), runDir, runDir, List.of("PATH"), HarnessFixture.HOST_ENV, grants);
+  }
+
+  /** Everything the harness sends until it has exited and its stdout ended. */
+  private static List<HarnessProcess.Event> untilEnd(
+      TestProbe<HarnessProcess.Event> probe, ActorRef<HarnessProcess.Command> harness) {
+    List<HarnessProcess.Event> events = new ArrayList<>();
+    boolean exited = false;
+    boolean ended = false;
+    while (!exited || !ended) {
+      HarnessProcess.Event e = probe.receiveMessage(WAIT);
+      events.add(e);
+      if (e instanceof HarnessProcess.Lines) {
+        harness.tell(new HarnessProcess.BatchHandled());
+      }
+      exited |= e instanceof HarnessProcess.Exited || e instanceof HarnessProcess.SpawnFailed;
+      ended |= e instanceof HarnessProcess.StdoutEnded || e instanceof HarnessProcess.SpawnFailed;
+    }
+    return events;
+  }
+
+  private static List<String> lines(List<HarnessProcess.Event> events) {
+    List<String> out = new ArrayList<>();
+    events.stream()
+        .filter(HarnessProcess.Lines.class::isInstance)
+        .forEach(e -> out.addAll(((HarnessProcess.Lines) e).lines()));
+    return out;
+  }
+
+  private static <T> List<T> of(List<HarnessProcess.Event> events, Class<T> type) {
+    return events.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  /** Live processes whose command line is {@code sleep <marker>}, from /proc. */
+  private static long sleepers(String marker) throws IOException {
+    long n = 0;
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        try {
+          String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ').strip();
+          if (cmd.equals("sleep " + marker)) {
+            n++;
+          }
+        } catch (IOException e) {
+          // Gone while listing.
+        }
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void aHostileHarnessIsHeldToItsGrants() throws IOException {
+    Path grantDir = Files.createDirectories(varTmp.resolve("granted"));
+    Files.writeString(grantDir.resolve("granted.txt"), "ok");
+    Path home = Files.createDirectories(varTmp.resolve("home"));
+    Path secret = Files.writeString(home.resolve("secret.txt"), "s3cret");
+    Files.writeString(elsewhere.resolve("other.txt"), "other");
+    int allowedPort = allowed.getAddress().getPort();
+    int deniedPort = denied.getAddress().getPort();
+    HarnessGrants grants =
+        new HarnessGrants(
+            List.of(NetworkEntry.parse("127.0.0.1:" + allowedPort)),
+            List.of(new HarnessGrants.PathGrant(grantDir, Access.READ)),
+            true,
+            home);
+    String marker = "3" + (System.nanoTime() % 100000 + 100000);
+    AppliedLaunch launch =
+        launch(
+            grants,
+            "hostile.sh",
+            String.valueOf(allowedPort),
+            String.valueOf(deniedPort),
+            secret.toString(),
+            grantDir.toString(),
+            marker);
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+
+    HarnessProcess.ContainmentDecided decided =
+        of(events, HarnessProcess.ContainmentDecided.class).get(0);
+    assertTrue(decided.contained(), "contained");
+    assertEquals(
+        List.of(
+            "proxy-allowed allowed-ok",
+            "proxy-allowed-connect allowed-ok",
+            "proxy-denied 403",
+            "direct failed",
+            "dns none",
+            "secret hidden",
+            "grant read",
+            "grant refused",
+            "workdir refused",
+            "children left"),
+        lines(events));
+    List<HarnessProcess.EgressRefused> refused = of(events, HarnessProcess.EgressRefused.class);
+    assertEquals(1, refused.size(), "one refusal told: " + refused);
+    assertEquals("127.0.0.1", refused.get(0).host());
+    assertEquals(deniedPort, refused.get(0).port());
+    assertEquals(0, deniedHits.get(), "the denied listener was never reached");
+    assertFalse(Files.exists(grantDir.resolve("written")));
+    assertFalse(Files.exists(runDir.resolve("written")));
+    // The setsid and double-forked sleepers died with the sandbox's PID namespace.
+    probe.awaitAssert(
+        WAIT,
+        () -> {
+          assertEquals(0, sleepers(marker), "sleep " + marker + " left behind");
+          return null;
+        });
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  /** The tool bridge listens on the host's loopback; the harness reaches it at the same URL. */
+  @Test
+  void theRunsLoopbackServiceStaysReachableAtItsOwnAddress() throws IOException {
+    int port = allowed.getAddress().getPort();
+    HarnessGrants grants =
+        new HarnessGrants(List.of(), List.of(), false, varTmp).withLoopback(port);
+    AppliedLaunch launch = launch(grants, "loopback.sh", String.valueOf(port));
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+    assertEquals(List.of("direct allowed-ok", "proxied allowed-ok"), lines(events));
+    assertEquals(List.of(), of(events, HarnessProcess.EgressRefused.class));
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  @Test
+  void theWorkingDirectoryIsWritableWithoutReadOnly() throws IOException {
+    HarnessGrants grants = new HarnessGrants(List.of(), List.of(), false, varTmp);
+    AppliedLaunch launch = launch(grants, "write-workdir.sh");
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+    assertEquals(List.of("workdir written"), lines(events));
+    assertEquals("inside\n", Files.readString(runDir.resolve("written")));
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  @Test
+  void sigintReachesTheContainedHarnessSoTheCancelStaysGraceful() throws IOException {
+    AppliedLaunch launch = launch(HarnessGrants.NONE, "obey-sigint.sh");
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    probe.expectMessageClass(HarnessProcess.ContainmentDecided.class, WAIT);
+    probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT);
+    HarnessFixture.readUntil(probe, harness, "ready");
+    harness.tell(new HarnessProcess.Interrupt(InterruptMethod.SIGNAL_INT, Optional.empty()));
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+    assertEquals(List.of("got-sigint"), lines(events));
+    HarnessProcess.Exited exit = of(events, HarnessProcess.Exited.class).get(0);
+    assertEquals(Optional.of(7), exit.code(), "the harness's own exit, not a kill: " + exit);
+    assertFalse(exit.killedByRuntime());
+    assertEquals(
+        List.of(true),
+        of(events, HarnessProcess.InterruptResult.class).stream()
+            .map(HarnessProcess.InterruptResult::delivered)
+            .toList());
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  @Test
+  void stdinMessagesReachTheContainedHarness() throws IOException {
+    AppliedLaunch launch = launch(HarnessGrants.NONE, "read-then-answer.sh");
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    probe.expectMessageClass(HarnessProcess.ContainmentDecided.class, WAIT);
+    probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT);
+    HarnessFixture.readUntil(probe, harness, "ready");
+    harness.tell(
+        new HarnessProcess.Interrupt(
+            InterruptMethod.STDIN_MESSAGE, Optional.of("stop\n".getBytes(StandardCharsets.UTF_8))));
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+    assertEquals(List.of("got stop"), lines(events));
+    assertEquals(Optional.of(0), of(events, HarnessProcess.Exited.class).get(0).code());
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  @Test
+  void autoWithoutBwrapRunsUncontainedWithTheWarning() throws IOException {
+    AppliedLaunch launch = launch(HarnessGrants.NONE, "write-workdir.sh");
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    HarnessLimits limits =
+        HarnessFixture.limits()
+            .withContainment(
+                ContainmentConfig.defaults(ContainmentConfig.Mode.AUTO)
+                    .withBwrap(Path.of("/nonexistent/bwrap")));
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(HarnessProcess.create(launch, probe.getRef(), limits));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+    HarnessProcess.ContainmentDecided decided =
+        of(events, HarnessProcess.ContainmentDecided.class).get(0);
+    assertFalse(decided.contained());
+    assertEquals(Code.W_CAP_050, decided.warning().orElseThrow().code());
+    assertTrue(decided.warning().get().message().contains("/nonexistent/bwrap"));
+    assertEquals(List.of("workdir written"), lines(events));
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  @Test
+  void requiredWithoutBwrapRefusesToStart() throws IOException {
+    AppliedLaunch launch = launch(HarnessGrants.NONE, "write-workdir.sh");
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    HarnessLimits limits =
+        HarnessFixture.limits()
+            .withContainment(
+                ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED)
+                    .withBwrap(Path.of("/nonexistent/bwrap")));
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(HarnessProcess.create(launch, probe.getRef(), limits));
+    HarnessProcess.SpawnFailed failed =
+        probe.expectMessageClass(HarnessProcess.SpawnFailed.class, WAIT);
+    assertEquals(Code.E_CAP_051, failed.diagnostic().code());
+    assertTrue(failed.diagnostic().message().contains("apt-get install bubblewrap socat"));
+    probe.expectTerminated(harness, WAIT);
+    assertFalse(Files.exists(runDir.resolve("written")), "nothing ran");
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+}
