@@ -67,8 +67,11 @@ final class RunnerCommand implements Callable<Integer> {
       description = "HOST:PORT to serve Prometheus metrics on, at /metrics (default: off)")
   String metrics;
 
+  @CommandLine.Mixin LogOptions logs = new LogOptions();
+
   @Override
   public Integer call() throws InterruptedException {
+    logs.apply(); // steps at INFO, text or JSON
     if (maxRuns < 1 || maxRuns > Capabilities.MAX_SLOTS) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--max-runs must be 1.." + Capabilities.MAX_SLOTS);

@@ -2,6 +2,7 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
+import io.capsule.hub.metrics.HubEventLog;
 import io.capsule.hub.metrics.HubMetrics;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
@@ -91,8 +92,10 @@ public final class ReferenceHub {
             queueStore);
     queue.restore(queueStore.recorded()); // before any runner's hello can drain it
     HubWeb web = web(system, hub, book, projectId); // /healthz, /readyz, /metrics, the page
+    HubEventLog steps = new HubEventLog();
     CompletionStage<Done> events =
-        hub.events().runWith(Sink.foreach(e -> record(book, queue, e, web.metrics())), system);
+        hub.events()
+            .runWith(Sink.foreach(e -> record(book, queue, e, web.metrics(), steps)), system);
     HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
     return Http.get(system)
         .newServerAt(host, port)
@@ -120,8 +123,10 @@ public final class ReferenceHub {
                     () -> book.all().stream().filter(t -> "queued".equals(t.state())).count()));
   }
 
-  private static void record(TaskBook book, TaskQueue queue, HubEvent e, HubMetrics metrics) {
+  private static void record(
+      TaskBook book, TaskQueue queue, HubEvent e, HubMetrics metrics, HubEventLog steps) {
     metrics.on(e);
+    steps.on(e); // one INFO line per runner and task step
     if (e instanceof HubEvent.Progress p) {
       book.progress(p.progress());
     } else if (e instanceof HubEvent.Report r) {
