@@ -60,8 +60,11 @@ final class HubCommand implements Callable<Integer> {
 
   @CommandLine.Mixin HubStoreOptions storeOptions = new HubStoreOptions();
 
+  @CommandLine.Mixin LogOptions logs = new LogOptions();
+
   @Override
   public Integer call() throws InterruptedException {
+    logs.apply(); // steps at INFO, text or JSON
     if (project == null || secretFile == null) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "capsule hub needs --project and --secret-file");

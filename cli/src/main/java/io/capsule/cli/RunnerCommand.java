@@ -62,8 +62,16 @@ final class RunnerCommand implements Callable<Integer> {
   @Option(names = "--project", description = "hello.project_id (default: the token's project)")
   String project;
 
+  @Option(
+      names = "--metrics",
+      description = "HOST:PORT to serve Prometheus metrics on, at /metrics (default: off)")
+  String metrics;
+
+  @CommandLine.Mixin LogOptions logs = new LogOptions();
+
   @Override
   public Integer call() throws InterruptedException {
+    logs.apply(); // steps at INFO, text or JSON
     if (maxRuns < 1 || maxRuns > Capabilities.MAX_SLOTS) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--max-runs must be 1.." + Capabilities.MAX_SLOTS);
@@ -78,6 +86,9 @@ final class RunnerCommand implements Callable<Integer> {
     CapsuleSettings settings = CapsuleSettings.load();
     PrintWriter out = spec.commandLine().getOut();
     ActorSystem<Void> system = CliSystem.create("capsule-runner", settings);
+    if (metrics != null) { // before the first run, so every run is counted
+      say(out, "metrics on " + MetricsEndpoint.serveOrStop(system, metrics));
+    }
     RunnerNode node =
         RunnerNode.start(
             system,

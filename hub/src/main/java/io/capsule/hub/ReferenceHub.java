@@ -2,12 +2,17 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
+import io.capsule.hub.metrics.HubEventLog;
+import io.capsule.hub.metrics.HubMetrics;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
+import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.PersistentHubJournal;
+import io.capsule.hub.web.HubWeb;
+import io.capsule.hub.web.Readiness;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
@@ -86,12 +91,15 @@ public final class ReferenceHub {
             settings.getDuration("queue-retry-after"),
             queueStore);
     queue.restore(queueStore.recorded()); // before any runner's hello can drain it
+    HubWeb web = web(system, hub, book, projectId); // /healthz, /readyz, /metrics, the page
+    HubEventLog steps = new HubEventLog();
     CompletionStage<Done> events =
-        hub.events().runWith(Sink.foreach(e -> record(book, queue, e)), system);
+        hub.events()
+            .runWith(Sink.foreach(e -> record(book, queue, e, web.metrics(), steps)), system);
     HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
     return Http.get(system)
         .newServerAt(host, port)
-        .bind(concat(hub.route(), api.route()))
+        .bind(concat(hub.route(), api.route(), web.route()))
         .thenApply(b -> new ReferenceHub(hub, b, events));
   }
 
@@ -105,7 +113,20 @@ public final class ReferenceHub {
         : QueueStore.none();
   }
 
-  private static void record(TaskBook book, TaskQueue queue, HubEvent e) {
+  private static HubWeb web(ActorSystem<?> system, HubServer hub, TaskBook book, String project) {
+    return HubWeb.withPrometheus(
+        Readiness.of(system),
+        registry ->
+            new HubMetrics(registry, id -> book.get(id).map(t -> t.capsule).orElse("unknown"))
+                .watch(
+                    () -> hub.runners(project).stream().filter(RunnerInfo::connected).count(),
+                    () -> book.all().stream().filter(t -> "queued".equals(t.state())).count()));
+  }
+
+  private static void record(
+      TaskBook book, TaskQueue queue, HubEvent e, HubMetrics metrics, HubEventLog steps) {
+    metrics.on(e);
+    steps.on(e); // one INFO line per runner and task step
     if (e instanceof HubEvent.Progress p) {
       book.progress(p.progress());
     } else if (e instanceof HubEvent.Report r) {

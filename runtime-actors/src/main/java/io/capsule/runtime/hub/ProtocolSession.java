@@ -2,6 +2,7 @@ package io.capsule.runtime.hub;
 
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.metrics.RuntimeMetrics;
 import io.capsule.runtime.run.CapsuleRun;
 import java.util.Objects;
 import java.util.Optional;
@@ -85,6 +86,7 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
       return this;
     }
     seq++;
+    RuntimeMetrics.get(getContext().getSystem()).on(p.event()); // meters derive from events
     listener.ifPresent(l -> l.tell(p.event()));
     hub.ifPresent(h -> h.tell(new HubLink.SendProgress(p.event())));
     return this;
@@ -95,6 +97,7 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
       reported = true;
       seq++;
       RunEvent.Finished finished = new RunEvent.Finished(f.outcome());
+      RuntimeMetrics.get(getContext().getSystem()).on(finished);
       listener.ifPresent(l -> l.tell(finished));
       hub.ifPresent(h -> h.tell(new HubLink.SendReport(f.outcome())));
     }
