@@ -16,18 +16,20 @@ import static org.apache.pekko.http.javadsl.server.Directives.post;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.events.LocalFeed;
+import io.capsule.hub.events.TaskEntry;
+import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
+import io.capsule.hub.task.TaskEntity;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.UUID;
@@ -40,12 +42,10 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
-import org.apache.pekko.http.javadsl.model.sse.ServerSentEvent;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.BoundedSourceQueue;
-import org.apache.pekko.stream.QueueOfferResult;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
@@ -76,9 +76,6 @@ import org.apache.pekko.stream.javadsl.Source;
  * </ul>
  */
 final class HubApi {
-  /** Events a slow SSE client may lag before its stream fails (it resumes from its last id). */
-  private static final int SSE_BUFFER = 4096;
-
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HubServer hub;
@@ -87,14 +84,24 @@ final class HubApi {
   private final String projectId;
   private final TaskQueue queue;
   private final org.apache.pekko.actor.typed.ActorSystem<?> system;
+  private final Optional<JdbcReadJournal> reads;
+  private final TaskEventStream.Settings sse;
 
+  /**
+   * @param reads the store's read side when the hub keeps a journal: task events are then served
+   *     from it (any node, after a restart), with this node's push for speed
+   */
   HubApi(
       org.apache.pekko.actor.typed.ActorSystem<?> system,
       HubServer hub,
       TaskBook book,
       ProjectTokens tokens,
       String projectId,
-      TaskQueue queue) {
+      TaskQueue queue,
+      Optional<JdbcReadJournal> reads,
+      TaskEventStream.Settings sse) {
+    this.reads = reads;
+    this.sse = sse;
     this.queue = queue;
     this.system = system;
     this.hub = hub;
@@ -163,18 +170,24 @@ final class HubApi {
           try {
             TokenClaims claims = tokens.verify(token.orElse(""));
             if (!claims.projectId().equals(projectId)) {
-              return json(StatusCodes.FORBIDDEN, error("the token is for another project"));
+              return refusal(
+                  StatusCodes.FORBIDDEN,
+                  Diagnostic.of(
+                      Code.E_API_006,
+                      "the token is for project '"
+                          + claims.projectId()
+                          + "', this hub serves '"
+                          + projectId
+                          + "'"));
             }
             if (!claims.scope().usesTaskApi()) {
               // A runner token opens only the runner endpoint: a leaked runner credential must
               // not submit or cancel work.
-              return json(
+              return refusal(
                   StatusCodes.FORBIDDEN,
-                  error(
-                      Diagnostic.of(
-                              Code.E_PRO_012,
-                              "a '" + claims.scope().claim() + "' token cannot use the task API")
-                          .toString()));
+                  Diagnostic.of(
+                      Code.E_PRO_012,
+                      "a '" + claims.scope().claim() + "' token cannot use the task API"));
             }
             if (deletes && !claims.scope().deletes()) {
               return refusal(
@@ -184,7 +197,7 @@ final class HubApi {
                       "a '" + claims.scope().claim() + "' token cannot delete tasks; admin can"));
             }
           } catch (DiagnosticException e) {
-            return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
+            return refusal(StatusCodes.UNAUTHORIZED, e.diagnostic());
           }
           return inner.get();
         });
@@ -308,17 +321,20 @@ final class HubApi {
         hub.cancel(projectId, id, "canceled through the hub API"),
         sent -> {
           ObjectNode n = JSON.createObjectNode().put("id", id).put("canceled", sent.isPresent());
-          return sent.isPresent()
-              ? json(StatusCodes.ACCEPTED, n)
-              : json(StatusCodes.CONFLICT, n.put("reason", "the task already finished"));
+          if (sent.isPresent()) {
+            return json(StatusCodes.ACCEPTED, n);
+          }
+          Diagnostic d = Diagnostic.of(Code.E_API_005, "task " + id + " already finished");
+          return json(StatusCodes.CONFLICT, n.setAll(TaskQueue.Answer.body(d)));
         });
   }
 
+  /**
+   * The task's events after {@code Last-Event-ID} (or {@code ?after=}). A task this node's book
+   * does not hold (another node's, or one this node never restored) is served from the journal
+   * alone when the journal has it; a task this hub forgot is 404 wherever its events are.
+   */
   private Route events(String id) {
-    Optional<TaskBook.Task> task = book.get(id);
-    if (task.isEmpty()) {
-      return noSuchTask(id);
-    }
     return optionalHeaderValueByName(
         "Last-Event-ID",
         last ->
@@ -326,35 +342,33 @@ final class HubApi {
                 "after",
                 after -> {
                   long from = parseId(last.or(() -> after).orElse("0"));
-                  return complete(
-                      StatusCodes.OK,
-                      sse(task.get(), from),
-                      EventStreamMarshalling.toEventStream());
+                  Optional<TaskBook.Task> task = book.get(id);
+                  if (task.isPresent()) {
+                    LocalFeed push = live -> task.get().subscribe(from, reads.isPresent(), live);
+                    return stream(id, push, from);
+                  }
+                  if (book.wasForgotten(id) || reads.isEmpty()) {
+                    return noSuchTask(id);
+                  }
+                  return onSuccess(
+                      TaskEventStream.current(reads.get(), persistenceId(id))
+                          .runWith(Sink.headOption(), system),
+                      first ->
+                          first.isPresent() ? stream(id, LocalFeed.none(), from) : noSuchTask(id));
                 }));
   }
 
-  private Source<ServerSentEvent, NotUsed> sse(TaskBook.Task task, long after) {
-    Pair<BoundedSourceQueue<TaskBook.Entry>, Source<TaskBook.Entry, NotUsed>> live =
-        Source.<TaskBook.Entry>queue(SSE_BUFFER).preMaterialize(system);
-    BoundedSourceQueue<TaskBook.Entry> queue = live.first();
-    TaskBook.Task.Subscription sub =
-        task.subscribe(
-            after,
-            e -> {
-              if (queue.offer(e) != QueueOfferResult.enqueued()) {
-                queue.fail(new IllegalStateException("the client fell behind; resume from its id"));
-              }
-            });
-    return Source.from(sub.history())
-        .concat(live.second())
-        .takeWhile(e -> !"report".equals(e.event()), true)
-        .map(e -> ServerSentEvent.create(e.data().toString(), e.event(), Long.toString(e.id())))
-        .keepAlive(Duration.ofSeconds(15), ServerSentEvent::heartbeat)
-        .watchTermination(
-            (mat, done) -> {
-              done.whenComplete((d, t) -> sub.cancel().run());
-              return mat;
-            });
+  private Route stream(String id, LocalFeed push, long from) {
+    Source<TaskEntry, NotUsed> journal =
+        reads.map(r -> TaskEventStream.journal(r, persistenceId(id))).orElseGet(Source::empty);
+    return complete(
+        StatusCodes.OK,
+        TaskEventStream.of(system, journal, push, from, sse),
+        EventStreamMarshalling.toEventStream());
+  }
+
+  private String persistenceId(String taskId) {
+    return TaskEntity.KEY.name() + "|" + TaskEntity.entityId(projectId, taskId);
   }
 
   private static long parseId(String s) {
@@ -371,12 +385,7 @@ final class HubApi {
 
   /** A refusal with its code: {@code error} (code and message), {@code code}, {@code hint}. */
   private static Route refusal(StatusCode status, Diagnostic d) {
-    return json(
-        status, error(d.toString()).put("code", d.code().id()).put("hint", d.code().hint()));
-  }
-
-  private static ObjectNode error(String message) {
-    return JsonNodeFactory.instance.objectNode().put("error", message);
+    return json(status, TaskQueue.Answer.body(d));
   }
 
   private static Route json(StatusCode status, JsonNode body) {

@@ -2,6 +2,8 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
+import com.typesafe.config.Config;
+import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -16,11 +18,14 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /**
@@ -88,7 +93,16 @@ public final class ReferenceHub {
     queue.restore(queueStore.recorded()); // before any runner's hello can drain it
     CompletionStage<Done> events =
         hub.events().runWith(Sink.foreach(e -> record(book, queue, e)), system);
-    HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
+    HubApi api =
+        new HubApi(
+            system,
+            hub,
+            book,
+            tokens,
+            projectId,
+            queue,
+            reads(journal),
+            sseSettings(system.settings().config()));
     return Http.get(system)
         .newServerAt(host, port)
         .bind(concat(hub.route(), api.route()))
@@ -103,6 +117,33 @@ public final class ReferenceHub {
     return journal instanceof PersistentHubJournal p
         ? PersistentQueueStore.open(p.system(), projectId, STORE_TIMEOUT)
         : QueueStore.none();
+  }
+
+  /** The store's read side, when the hub keeps its tasks in one. */
+  private static Optional<JdbcReadJournal> reads(HubJournal journal) {
+    return journal instanceof PersistentHubJournal p
+        ? Optional.of(
+            PersistenceQuery.get(p.system())
+                .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier()))
+        : Optional.empty();
+  }
+
+  /**
+   * {@code capsule.hub.sse}; a keepalive that is not well under the HTTP idle timeout would let the
+   * server close a quiet watcher's stream, so it is refused at start.
+   */
+  static TaskEventStream.Settings sseSettings(Config config) {
+    Duration keepAlive = config.getDuration("capsule.hub.sse.keepalive");
+    Duration idle = config.getDuration("capsule.hub.http.idle-timeout");
+    if (keepAlive.multipliedBy(2).compareTo(idle) > 0) {
+      throw new IllegalArgumentException(
+          "capsule.hub.sse.keepalive ("
+              + keepAlive
+              + ") must be at most half of capsule.hub.http.idle-timeout ("
+              + idle
+              + "), or quiet event streams are closed as idle");
+    }
+    return new TaskEventStream.Settings(keepAlive, config.getInt("capsule.hub.sse.buffer"));
   }
 
   private static void record(TaskBook book, TaskQueue queue, HubEvent e) {

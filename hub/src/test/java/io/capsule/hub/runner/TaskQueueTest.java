@@ -159,7 +159,7 @@ class TaskQueueTest {
     HttpResponse<String> full = submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-3\"}");
     assertEquals(429, full.statusCode(), full.body());
     assertEquals(Optional.of("7"), full.headers().firstValue("Retry-After"));
-    assertTrue(full.body().contains("E-HUB-002"), full.body());
+    assertEquals("E-HUB-002", JSON.readTree(full.body()).get("code").asText(), full.body());
     assertTrue(full.body().contains("queue-max"), full.body());
     assertEquals(404, get("/v1/tasks/t-3").statusCode(), "a refused task is not kept");
 
