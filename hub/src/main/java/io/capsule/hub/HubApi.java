@@ -5,6 +5,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.delete;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.onComplete;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
 import static org.apache.pekko.http.javadsl.server.Directives.optionalHeaderValueByName;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
@@ -268,19 +269,33 @@ final class HubApi {
   }
 
   /**
-   * Forgets a finished task (admin scope): 204; 404 ({@code E-API-002}) when unknown, 409 ({@code
-   * E-API-001}) while it runs. Only this hub's memory forgets: the journal has no entry for a
-   * deletion yet, so a hub restarted on the same store shows the task again.
+   * Forgets a finished task (admin scope): 204 once the deletion is stored (a hub restarted on the
+   * same store does not bring it back); 404 ({@code E-API-002}) when unknown, 409 ({@code
+   * E-API-001}) while it runs, 503 ({@code E-HUB-004}) when the store did not keep the deletion.
    */
   private Route forget(String id) {
-    return switch (book.forget(id)) {
-      case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
-      case UNKNOWN -> noSuchTask(id);
-      case RUNNING ->
-          refusal(
-              StatusCodes.CONFLICT,
-              Diagnostic.of(Code.E_API_001, "task " + id + " has no report yet"));
-    };
+    return onComplete(
+        queue.forget(id),
+        outcome -> {
+          if (outcome.isFailure()) {
+            return refusal(
+                StatusCodes.SERVICE_UNAVAILABLE,
+                Diagnostic.of(
+                    Code.E_HUB_004,
+                    "the hub's store did not keep the deletion of task "
+                        + id
+                        + ": "
+                        + outcome.failed().get().getMessage()));
+          }
+          return switch (outcome.get()) {
+            case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
+            case UNKNOWN -> noSuchTask(id);
+            case RUNNING ->
+                refusal(
+                    StatusCodes.CONFLICT,
+                    Diagnostic.of(Code.E_API_001, "task " + id + " has no report yet"));
+          };
+        });
   }
 
   /**

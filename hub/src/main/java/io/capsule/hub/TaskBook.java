@@ -228,6 +228,12 @@ final class TaskBook {
     }
   }
 
+  /** A task deleted before a restart: dropped, and its id not taken again. */
+  void forgotten(String id) {
+    forgotten.add(id);
+    tasks.remove(id);
+  }
+
   void remove(String id) {
     tasks.remove(id);
   }

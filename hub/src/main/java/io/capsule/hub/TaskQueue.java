@@ -196,7 +196,8 @@ final class TaskQueue {
   /**
    * Rebuilds the queue from what the store kept, in order: tasks still waiting are queued again
    * (unless the task journal already holds their assignment, so they are in the book), tasks
-   * canceled while waiting are shown canceled. Call once, before any runner connects.
+   * canceled while waiting are shown canceled, deleted tasks are dropped from the book (restored
+   * from the task journal before this). Call once, before any runner connects.
    */
   synchronized void restore(List<QueueEvent> events) {
     Map<String, QueueEvent> waiting = new LinkedHashMap<>();
@@ -210,6 +211,12 @@ final class TaskQueue {
           if (was != null) {
             canceled.put(e.taskId(), was);
           }
+        }
+        case FORGOTTEN -> {
+          // Deleted through the API: gone from the book although the task journal still has it.
+          waiting.remove(e.taskId());
+          canceled.remove(e.taskId());
+          book.forgotten(e.taskId());
         }
       }
     }
@@ -268,6 +275,24 @@ final class TaskQueue {
         error(view.path("report").path("summary").asText())
             .put("code", Code.E_PRO_005.id())
             .put("hint", Code.E_PRO_005.hint()));
+  }
+
+  /**
+   * Forgets a finished task for good: the deletion is stored first (so a restarted hub does not
+   * bring the task back), then the book forgets it. Fails when the store did not keep it; then
+   * nothing is forgotten.
+   */
+  CompletionStage<TaskBook.Forget> forget(String taskId) {
+    Optional<TaskBook.Task> task = book.get(taskId);
+    if (task.isEmpty()) {
+      return CompletableFuture.completedFuture(TaskBook.Forget.UNKNOWN);
+    }
+    if (!task.get().finished()) {
+      return CompletableFuture.completedFuture(TaskBook.Forget.RUNNING);
+    }
+    return store
+        .append(QueueEvent.left(QueueEvent.Kind.FORGOTTEN, taskId))
+        .thenApply(done -> book.forget(taskId));
   }
 
   /** Places what can be placed now; call it whenever a runner connects or a slot frees. */

@@ -164,7 +164,7 @@ public enum Code {
       "check the runner's id (GET /v1/runners lists them) or leave \"runner\" out so any runner"
           + " that has the capsule takes it"),
   E_HUB_004(
-      "the hub's store did not keep the task in time; nothing was accepted",
+      "the hub's store did not keep a task's submission or deletion in time; nothing changed",
       "submit again; if it repeats, check the store (database up, disk not full)"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
