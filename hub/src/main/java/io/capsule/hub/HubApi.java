@@ -72,8 +72,9 @@ import org.apache.pekko.stream.javadsl.Source;
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
  *       ?after=N}.
- *   <li>{@code GET /v1/runners}: every runner the hub knows: id, connected, its capabilities, the
- *       capsules and slots it announced (as placement reads them), its open tasks and how many.
+ *   <li>{@code GET /v1/runners}: every connected runner, and a disconnected one for {@code
+ *       capsule.hub.runner-age-out} after it dropped: id, connected, its capabilities, the capsules
+ *       and slots it announced (as placement reads them), its open tasks and how many.
  * </ul>
  */
 final class HubApi {
@@ -86,6 +87,7 @@ final class HubApi {
   private final TaskQueue queue;
   private final org.apache.pekko.actor.typed.ActorSystem<?> system;
   private final Optional<JdbcReadJournal> reads;
+  private final RunnerRoll roll;
   private final TaskEventStream.Settings sse;
 
   /**
@@ -99,8 +101,10 @@ final class HubApi {
       ProjectTokens tokens,
       String projectId,
       TaskQueue queue,
+      RunnerRoll roll,
       Optional<JdbcReadJournal> reads,
       TaskEventStream.Settings sse) {
+    this.roll = roll;
     this.reads = reads;
     this.sse = sse;
     this.queue = queue;
@@ -206,7 +210,7 @@ final class HubApi {
 
   private Route runners() {
     ArrayNode out = JSON.createArrayNode();
-    hub.runners(projectId).stream()
+    roll.listed(hub.runners(projectId)).stream()
         .sorted(Comparator.comparing(r -> r.key().runnerId()))
         .forEach(r -> out.add(runner(r)));
     return json(StatusCodes.OK, out);

@@ -91,8 +91,10 @@ public final class ReferenceHub {
             settings.getDuration("queue-retry-after"),
             queueStore);
     queue.restore(queueStore.recorded()); // before any runner's hello can drain it
+    RunnerRoll roll =
+        new RunnerRoll(java.time.Clock.systemUTC(), settings.getDuration("runner-age-out"));
     CompletionStage<Done> events =
-        hub.events().runWith(Sink.foreach(e -> record(book, queue, e)), system);
+        hub.events().runWith(Sink.foreach(e -> record(book, queue, roll, e)), system);
     HubApi api =
         new HubApi(
             system,
@@ -101,6 +103,7 @@ public final class ReferenceHub {
             tokens,
             projectId,
             queue,
+            roll,
             reads(journal),
             sseSettings(system.settings().config()));
     return Http.get(system)
@@ -146,7 +149,12 @@ public final class ReferenceHub {
     return new TaskEventStream.Settings(keepAlive, config.getInt("capsule.hub.sse.buffer"));
   }
 
-  private static void record(TaskBook book, TaskQueue queue, HubEvent e) {
+  private static void record(TaskBook book, TaskQueue queue, RunnerRoll roll, HubEvent e) {
+    if (e instanceof HubEvent.RunnerUp u) {
+      roll.up(u.runner());
+    } else if (e instanceof HubEvent.RunnerDown d) {
+      roll.down(d.runner());
+    }
     if (e instanceof HubEvent.Progress p) {
       book.progress(p.progress());
     } else if (e instanceof HubEvent.Report r) {
