@@ -5,6 +5,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.delete;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.onComplete;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
 import static org.apache.pekko.http.javadsl.server.Directives.optionalHeaderValueByName;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
@@ -16,18 +17,20 @@ import static org.apache.pekko.http.javadsl.server.Directives.post;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.events.LocalFeed;
+import io.capsule.hub.events.TaskEntry;
+import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
+import io.capsule.hub.task.TaskEntity;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.UUID;
@@ -40,12 +43,10 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
-import org.apache.pekko.http.javadsl.model.sse.ServerSentEvent;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.BoundedSourceQueue;
-import org.apache.pekko.stream.QueueOfferResult;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
@@ -71,14 +72,12 @@ import org.apache.pekko.stream.javadsl.Source;
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
  *       ?after=N}.
- *   <li>{@code GET /v1/runners}: every runner the hub knows: id, connected, its capabilities, the
- *       capsules and slots it announced (as placement reads them), its open tasks and how many.
+ *   <li>{@code GET /v1/runners}: every connected runner, and a disconnected one for {@code
+ *       capsule.hub.runner-age-out} after it dropped: id, connected, its capabilities, the capsules
+ *       and slots it announced (as placement reads them), its open tasks and how many.
  * </ul>
  */
 final class HubApi {
-  /** Events a slow SSE client may lag before its stream fails (it resumes from its last id). */
-  private static final int SSE_BUFFER = 4096;
-
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HubServer hub;
@@ -87,14 +86,27 @@ final class HubApi {
   private final String projectId;
   private final TaskQueue queue;
   private final org.apache.pekko.actor.typed.ActorSystem<?> system;
+  private final Optional<JdbcReadJournal> reads;
+  private final RunnerRoll roll;
+  private final TaskEventStream.Settings sse;
 
+  /**
+   * @param reads the store's read side when the hub keeps a journal: task events are then served
+   *     from it (any node, after a restart), with this node's push for speed
+   */
   HubApi(
       org.apache.pekko.actor.typed.ActorSystem<?> system,
       HubServer hub,
       TaskBook book,
       ProjectTokens tokens,
       String projectId,
-      TaskQueue queue) {
+      TaskQueue queue,
+      RunnerRoll roll,
+      Optional<JdbcReadJournal> reads,
+      TaskEventStream.Settings sse) {
+    this.roll = roll;
+    this.reads = reads;
+    this.sse = sse;
     this.queue = queue;
     this.system = system;
     this.hub = hub;
@@ -163,18 +175,24 @@ final class HubApi {
           try {
             TokenClaims claims = tokens.verify(token.orElse(""));
             if (!claims.projectId().equals(projectId)) {
-              return json(StatusCodes.FORBIDDEN, error("the token is for another project"));
+              return refusal(
+                  StatusCodes.FORBIDDEN,
+                  Diagnostic.of(
+                      Code.E_API_006,
+                      "the token is for project '"
+                          + claims.projectId()
+                          + "', this hub serves '"
+                          + projectId
+                          + "'"));
             }
             if (!claims.scope().usesTaskApi()) {
               // A runner token opens only the runner endpoint: a leaked runner credential must
               // not submit or cancel work.
-              return json(
+              return refusal(
                   StatusCodes.FORBIDDEN,
-                  error(
-                      Diagnostic.of(
-                              Code.E_PRO_012,
-                              "a '" + claims.scope().claim() + "' token cannot use the task API")
-                          .toString()));
+                  Diagnostic.of(
+                      Code.E_PRO_012,
+                      "a '" + claims.scope().claim() + "' token cannot use the task API"));
             }
             if (deletes && !claims.scope().deletes()) {
               return refusal(
@@ -184,7 +202,7 @@ final class HubApi {
                       "a '" + claims.scope().claim() + "' token cannot delete tasks; admin can"));
             }
           } catch (DiagnosticException e) {
-            return json(StatusCodes.UNAUTHORIZED, error(e.diagnostic().toString()));
+            return refusal(StatusCodes.UNAUTHORIZED, e.diagnostic());
           }
           return inner.get();
         });
@@ -192,7 +210,7 @@ final class HubApi {
 
   private Route runners() {
     ArrayNode out = JSON.createArrayNode();
-    hub.runners(projectId).stream()
+    roll.listed(hub.runners(projectId)).stream()
         .sorted(Comparator.comparing(r -> r.key().runnerId()))
         .forEach(r -> out.add(runner(r)));
     return json(StatusCodes.OK, out);
@@ -255,19 +273,33 @@ final class HubApi {
   }
 
   /**
-   * Forgets a finished task (admin scope): 204; 404 ({@code E-API-002}) when unknown, 409 ({@code
-   * E-API-001}) while it runs. Only this hub's memory forgets: the journal has no entry for a
-   * deletion yet, so a hub restarted on the same store shows the task again.
+   * Forgets a finished task (admin scope): 204 once the deletion is stored (a hub restarted on the
+   * same store does not bring it back); 404 ({@code E-API-002}) when unknown, 409 ({@code
+   * E-API-001}) while it runs, 503 ({@code E-HUB-004}) when the store did not keep the deletion.
    */
   private Route forget(String id) {
-    return switch (book.forget(id)) {
-      case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
-      case UNKNOWN -> noSuchTask(id);
-      case RUNNING ->
-          refusal(
-              StatusCodes.CONFLICT,
-              Diagnostic.of(Code.E_API_001, "task " + id + " has no report yet"));
-    };
+    return onComplete(
+        queue.forget(id),
+        outcome -> {
+          if (outcome.isFailure()) {
+            return refusal(
+                StatusCodes.SERVICE_UNAVAILABLE,
+                Diagnostic.of(
+                    Code.E_HUB_004,
+                    "the hub's store did not keep the deletion of task "
+                        + id
+                        + ": "
+                        + outcome.failed().get().getMessage()));
+          }
+          return switch (outcome.get()) {
+            case FORGOTTEN -> complete(StatusCodes.NO_CONTENT);
+            case UNKNOWN -> noSuchTask(id);
+            case RUNNING ->
+                refusal(
+                    StatusCodes.CONFLICT,
+                    Diagnostic.of(Code.E_API_001, "task " + id + " has no report yet"));
+          };
+        });
   }
 
   /**
@@ -308,17 +340,20 @@ final class HubApi {
         hub.cancel(projectId, id, "canceled through the hub API"),
         sent -> {
           ObjectNode n = JSON.createObjectNode().put("id", id).put("canceled", sent.isPresent());
-          return sent.isPresent()
-              ? json(StatusCodes.ACCEPTED, n)
-              : json(StatusCodes.CONFLICT, n.put("reason", "the task already finished"));
+          if (sent.isPresent()) {
+            return json(StatusCodes.ACCEPTED, n);
+          }
+          Diagnostic d = Diagnostic.of(Code.E_API_005, "task " + id + " already finished");
+          return json(StatusCodes.CONFLICT, n.setAll(TaskQueue.Answer.body(d)));
         });
   }
 
+  /**
+   * The task's events after {@code Last-Event-ID} (or {@code ?after=}). A task this node's book
+   * does not hold (another node's, or one this node never restored) is served from the journal
+   * alone when the journal has it; a task this hub forgot is 404 wherever its events are.
+   */
   private Route events(String id) {
-    Optional<TaskBook.Task> task = book.get(id);
-    if (task.isEmpty()) {
-      return noSuchTask(id);
-    }
     return optionalHeaderValueByName(
         "Last-Event-ID",
         last ->
@@ -326,35 +361,33 @@ final class HubApi {
                 "after",
                 after -> {
                   long from = parseId(last.or(() -> after).orElse("0"));
-                  return complete(
-                      StatusCodes.OK,
-                      sse(task.get(), from),
-                      EventStreamMarshalling.toEventStream());
+                  Optional<TaskBook.Task> task = book.get(id);
+                  if (task.isPresent()) {
+                    LocalFeed push = live -> task.get().subscribe(from, reads.isPresent(), live);
+                    return stream(id, push, from);
+                  }
+                  if (book.wasForgotten(id) || reads.isEmpty()) {
+                    return noSuchTask(id);
+                  }
+                  return onSuccess(
+                      TaskEventStream.current(reads.get(), persistenceId(id))
+                          .runWith(Sink.headOption(), system),
+                      first ->
+                          first.isPresent() ? stream(id, LocalFeed.none(), from) : noSuchTask(id));
                 }));
   }
 
-  private Source<ServerSentEvent, NotUsed> sse(TaskBook.Task task, long after) {
-    Pair<BoundedSourceQueue<TaskBook.Entry>, Source<TaskBook.Entry, NotUsed>> live =
-        Source.<TaskBook.Entry>queue(SSE_BUFFER).preMaterialize(system);
-    BoundedSourceQueue<TaskBook.Entry> queue = live.first();
-    TaskBook.Task.Subscription sub =
-        task.subscribe(
-            after,
-            e -> {
-              if (queue.offer(e) != QueueOfferResult.enqueued()) {
-                queue.fail(new IllegalStateException("the client fell behind; resume from its id"));
-              }
-            });
-    return Source.from(sub.history())
-        .concat(live.second())
-        .takeWhile(e -> !"report".equals(e.event()), true)
-        .map(e -> ServerSentEvent.create(e.data().toString(), e.event(), Long.toString(e.id())))
-        .keepAlive(Duration.ofSeconds(15), ServerSentEvent::heartbeat)
-        .watchTermination(
-            (mat, done) -> {
-              done.whenComplete((d, t) -> sub.cancel().run());
-              return mat;
-            });
+  private Route stream(String id, LocalFeed push, long from) {
+    Source<TaskEntry, NotUsed> journal =
+        reads.map(r -> TaskEventStream.journal(r, persistenceId(id))).orElseGet(Source::empty);
+    return complete(
+        StatusCodes.OK,
+        TaskEventStream.of(system, journal, push, from, sse),
+        EventStreamMarshalling.toEventStream());
+  }
+
+  private String persistenceId(String taskId) {
+    return TaskEntity.KEY.name() + "|" + TaskEntity.entityId(projectId, taskId);
   }
 
   private static long parseId(String s) {
@@ -371,12 +404,7 @@ final class HubApi {
 
   /** A refusal with its code: {@code error} (code and message), {@code code}, {@code hint}. */
   private static Route refusal(StatusCode status, Diagnostic d) {
-    return json(
-        status, error(d.toString()).put("code", d.code().id()).put("hint", d.code().hint()));
-  }
-
-  private static ObjectNode error(String message) {
-    return JsonNodeFactory.instance.objectNode().put("error", message);
+    return json(status, TaskQueue.Answer.body(d));
   }
 
   private static Route json(StatusCode status, JsonNode body) {

@@ -4,6 +4,8 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
 import io.capsule.hub.metrics.HubEventLog;
 import io.capsule.hub.metrics.HubMetrics;
+import com.typesafe.config.Config;
+import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -21,11 +23,14 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /**
@@ -93,10 +98,23 @@ public final class ReferenceHub {
     queue.restore(queueStore.recorded()); // before any runner's hello can drain it
     HubWeb web = web(system, hub, book, projectId); // /healthz, /readyz, /metrics, the page
     HubEventLog steps = new HubEventLog();
+    RunnerRoll roll =
+        new RunnerRoll(java.time.Clock.systemUTC(), settings.getDuration("runner-age-out"));
     CompletionStage<Done> events =
         hub.events()
-            .runWith(Sink.foreach(e -> record(book, queue, e, web.metrics(), steps)), system);
-    HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
+            .runWith(
+                Sink.foreach(e -> record(book, queue, roll, e, web.metrics(), steps)), system);
+    HubApi api =
+        new HubApi(
+            system,
+            hub,
+            book,
+            tokens,
+            projectId,
+            queue,
+            roll,
+            reads(journal),
+            sseSettings(system.settings().config()));
     return Http.get(system)
         .newServerAt(host, port)
         .bind(concat(hub.route(), api.route(), web.route()))
@@ -123,10 +141,47 @@ public final class ReferenceHub {
                     () -> book.all().stream().filter(t -> "queued".equals(t.state())).count()));
   }
 
+  /** The store's read side, when the hub keeps its tasks in one. */
+  private static Optional<JdbcReadJournal> reads(HubJournal journal) {
+    return journal instanceof PersistentHubJournal p
+        ? Optional.of(
+            PersistenceQuery.get(p.system())
+                .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier()))
+        : Optional.empty();
+  }
+
+  /**
+   * {@code capsule.hub.sse}; a keepalive that is not well under the HTTP idle timeout would let the
+   * server close a quiet watcher's stream, so it is refused at start.
+   */
+  static TaskEventStream.Settings sseSettings(Config config) {
+    Duration keepAlive = config.getDuration("capsule.hub.sse.keepalive");
+    Duration idle = config.getDuration("capsule.hub.http.idle-timeout");
+    if (keepAlive.multipliedBy(2).compareTo(idle) > 0) {
+      throw new IllegalArgumentException(
+          "capsule.hub.sse.keepalive ("
+              + keepAlive
+              + ") must be at most half of capsule.hub.http.idle-timeout ("
+              + idle
+              + "), or quiet event streams are closed as idle");
+    }
+    return new TaskEventStream.Settings(keepAlive, config.getInt("capsule.hub.sse.buffer"));
+  }
+
   private static void record(
-      TaskBook book, TaskQueue queue, HubEvent e, HubMetrics metrics, HubEventLog steps) {
+      TaskBook book,
+      TaskQueue queue,
+      RunnerRoll roll,
+      HubEvent e,
+      HubMetrics metrics,
+      HubEventLog steps) {
     metrics.on(e);
     steps.on(e); // one INFO line per runner and task step
+    if (e instanceof HubEvent.RunnerUp u) {
+      roll.up(u.runner());
+    } else if (e instanceof HubEvent.RunnerDown d) {
+      roll.down(d.runner());
+    }
     if (e instanceof HubEvent.Progress p) {
       book.progress(p.progress());
     } else if (e instanceof HubEvent.Report r) {

@@ -3,6 +3,8 @@ package io.capsule.hub;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.capsule.hub.events.LocalFeed;
+import io.capsule.hub.events.TaskEntry;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
@@ -24,9 +26,6 @@ import java.util.function.Consumer;
  */
 final class TaskBook {
 
-  /** One progress frame or the report, as the events endpoint sends it. */
-  record Entry(long id, String event, JsonNode data) {}
-
   /** A task: immutable facts plus a guarded log. */
   static final class Task {
     final String id;
@@ -35,8 +34,10 @@ final class TaskBook {
     // Empty while the task waits in the project's queue; set once when it is placed.
     private Optional<RunnerKey> runner;
     private Optional<String> waiting = Optional.empty();
-    private final List<Entry> log = new ArrayList<>();
-    private final List<Consumer<Entry>> subscribers = new ArrayList<>();
+    private final List<TaskEntry> log = new ArrayList<>();
+    private final List<Consumer<TaskEntry>> subscribers = new ArrayList<>();
+    // Ended without a runner: its closing report is in this book only, never in a task journal.
+    private boolean endedUnplaced;
     private Optional<ObjectNode> report = Optional.empty();
     private String state = "assigned";
     private boolean cancelRequested;
@@ -98,7 +99,8 @@ final class TaskBook {
       r.put("status", endState);
       r.put("summary", why);
       report = Optional.of(r);
-      append(new Entry(1, "report", r));
+      endedUnplaced = true;
+      append(new TaskEntry(1, "report", r));
     }
 
     synchronized ObjectNode view() {
@@ -129,17 +131,20 @@ final class TaskBook {
       return report.isPresent();
     }
 
-    /** What a subscriber gets: the history after its id, and how to stop hearing later ones. */
-    record Subscription(List<Entry> history, Runnable cancel) {}
-
     /**
      * The entries after {@code afterId} and, atomically with that snapshot, a registration of
-     * {@code live} for every later entry: no gap, no duplicate.
+     * {@code live} for every later entry: no gap, no duplicate. With {@code journaled} the history
+     * holds only what no task journal has (the report of a task that ended unplaced): the journal
+     * serves the rest.
      */
-    synchronized Subscription subscribe(long afterId, Consumer<Entry> live) {
-      List<Entry> history = log.stream().filter(e -> e.id() > afterId).toList();
+    synchronized LocalFeed.Subscription subscribe(
+        long afterId, boolean journaled, Consumer<TaskEntry> live) {
+      List<TaskEntry> history =
+          journaled && !endedUnplaced
+              ? List.of()
+              : log.stream().filter(e -> e.id() > afterId).toList();
       subscribers.add(live);
-      return new Subscription(
+      return new LocalFeed.Subscription(
           history,
           () -> {
             synchronized (this) {
@@ -148,9 +153,9 @@ final class TaskBook {
           });
     }
 
-    private synchronized void append(Entry e) {
+    private synchronized void append(TaskEntry e) {
       log.add(e);
-      for (Consumer<Entry> s : List.copyOf(subscribers)) {
+      for (Consumer<TaskEntry> s : List.copyOf(subscribers)) {
         s.accept(e);
       }
     }
@@ -161,13 +166,13 @@ final class TaskBook {
       } else if ("state".equals(p.kind()) && p.payload().has("phase")) {
         state = p.payload().get("phase").asText().toLowerCase(java.util.Locale.ROOT);
       }
-      append(new Entry(p.seq(), p.kind(), p.payload()));
+      append(TaskEntry.of(p));
     }
 
     private synchronized void onReport(TaskReport r) {
       report = Optional.of(r.report().json());
       state = r.report().status();
-      append(new Entry(r.seq(), "report", r.report().json()));
+      append(TaskEntry.of(r));
     }
 
     synchronized String state() {
@@ -221,6 +226,12 @@ final class TaskBook {
       tasks.remove(id, t);
       return Forget.FORGOTTEN;
     }
+  }
+
+  /** A task deleted before a restart: dropped, and its id not taken again. */
+  void forgotten(String id) {
+    forgotten.add(id);
+    tasks.remove(id);
   }
 
   void remove(String id) {

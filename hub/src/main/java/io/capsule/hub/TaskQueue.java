@@ -72,6 +72,16 @@ final class TaskQueue {
     static Answer of(StatusCode status, ObjectNode body) {
       return new Answer(status, body, Optional.empty());
     }
+
+    /** A refusal with its catalog code: {@code error}, {@code code} and {@code hint}. */
+    static Answer refused(StatusCode status, Diagnostic d) {
+      return of(status, body(d));
+    }
+
+    /** The body every refusal of the task API carries. */
+    static ObjectNode body(Diagnostic d) {
+      return error(d.toString()).put("code", d.code().id()).put("hint", d.hint());
+    }
   }
 
   private final HubServer hub;
@@ -103,14 +113,18 @@ final class TaskQueue {
   }
 
   /**
-   * Places {@code p} now, or queues it, or refuses it: 201 assigned, 201 queued, 404 for a named
-   * runner nobody knows, 409 for a taken id, 429 ({@code E-HUB-002}) when the queue is full.
+   * Places {@code p} now, or queues it, or refuses it: 201 assigned, 201 queued, 404 ({@code
+   * E-HUB-003}) for a named runner nobody knows, 409 ({@code E-API-004}) for a taken id, 429
+   * ({@code E-HUB-002}, with {@code Retry-After}) when the queue is full.
    */
   CompletionStage<Answer> submit(Pending p) {
     List<Pending> placeNow;
     synchronized (this) {
       if (book.get(p.spec().id()).isPresent()) {
-        return done(StatusCodes.CONFLICT, error("task " + p.spec().id() + " exists"));
+        return done(
+            Answer.refused(
+                StatusCodes.CONFLICT,
+                Diagnostic.of(Code.E_API_004, "task " + p.spec().id() + " exists")));
       }
       List<Pending> all = new ArrayList<>(queue);
       all.add(p);
@@ -118,8 +132,11 @@ final class TaskQueue {
       Verdict mine = plan.get(plan.size() - 1);
       if (mine instanceof Verdict.NoSuchRunner none) {
         return done(
-            StatusCodes.NOT_FOUND,
-            error("no runner '" + none.runnerId() + "' is known in project " + projectId));
+            Answer.refused(
+                StatusCodes.NOT_FOUND,
+                Diagnostic.of(
+                    Code.E_HUB_003,
+                    "no runner '" + none.runnerId() + "' is known in project " + projectId)));
       }
       if (mine instanceof Verdict.Wait && queue.size() >= max) {
         Diagnostic d =
@@ -132,8 +149,7 @@ final class TaskQueue {
                     + max
                     + ")");
         return CompletableFuture.completedFuture(
-            new Answer(
-                StatusCodes.TOO_MANY_REQUESTS, error(d.toString()), Optional.of(retryAfter)));
+            new Answer(StatusCodes.TOO_MANY_REQUESTS, Answer.body(d), Optional.of(retryAfter)));
       }
       book.add(p.task());
       queue.add(p);
@@ -162,13 +178,14 @@ final class TaskQueue {
                 boolean wasQueued = queue.remove(p);
                 if (wasQueued) {
                   book.remove(p.spec().id());
-                  return Answer.of(
+                  return Answer.refused(
                       StatusCodes.SERVICE_UNAVAILABLE,
-                      error(
-                          Diagnostic.of(
-                                  Code.E_PRO_010,
-                                  "the hub's store did not keep the queued task: " + failure)
-                              .toString()));
+                      Diagnostic.of(
+                          Code.E_HUB_004,
+                          "the hub's store did not keep the queued task "
+                              + p.spec().id()
+                              + ": "
+                              + failure));
                 }
               }
               // Placed meanwhile: its task.assign is its record now.
@@ -179,7 +196,8 @@ final class TaskQueue {
   /**
    * Rebuilds the queue from what the store kept, in order: tasks still waiting are queued again
    * (unless the task journal already holds their assignment, so they are in the book), tasks
-   * canceled while waiting are shown canceled. Call once, before any runner connects.
+   * canceled while waiting are shown canceled, deleted tasks are dropped from the book (restored
+   * from the task journal before this). Call once, before any runner connects.
    */
   synchronized void restore(List<QueueEvent> events) {
     Map<String, QueueEvent> waiting = new LinkedHashMap<>();
@@ -193,6 +211,12 @@ final class TaskQueue {
           if (was != null) {
             canceled.put(e.taskId(), was);
           }
+        }
+        case FORGOTTEN -> {
+          // Deleted through the API: gone from the book although the task journal still has it.
+          waiting.remove(e.taskId());
+          canceled.remove(e.taskId());
+          book.forgotten(e.taskId());
         }
       }
     }
@@ -247,7 +271,28 @@ final class TaskQueue {
     // The task cannot fit in one frame: refused at once, and not kept.
     book.remove(p.spec().id());
     return Answer.of(
-        StatusCodes.CONTENT_TOO_LARGE, error(view.path("report").path("summary").asText()));
+        StatusCodes.CONTENT_TOO_LARGE,
+        error(view.path("report").path("summary").asText())
+            .put("code", Code.E_PRO_005.id())
+            .put("hint", Code.E_PRO_005.hint()));
+  }
+
+  /**
+   * Forgets a finished task for good: the deletion is stored first (so a restarted hub does not
+   * bring the task back), then the book forgets it. Fails when the store did not keep it; then
+   * nothing is forgotten.
+   */
+  CompletionStage<TaskBook.Forget> forget(String taskId) {
+    Optional<TaskBook.Task> task = book.get(taskId);
+    if (task.isEmpty()) {
+      return CompletableFuture.completedFuture(TaskBook.Forget.UNKNOWN);
+    }
+    if (!task.get().finished()) {
+      return CompletableFuture.completedFuture(TaskBook.Forget.RUNNING);
+    }
+    return store
+        .append(QueueEvent.left(QueueEvent.Kind.FORGOTTEN, taskId))
+        .thenApply(done -> book.forget(taskId));
   }
 
   /** Places what can be placed now; call it whenever a runner connects or a slot frees. */
@@ -395,8 +440,8 @@ final class TaskQueue {
             });
   }
 
-  private static CompletionStage<Answer> done(StatusCode status, ObjectNode body) {
-    return CompletableFuture.completedFuture(Answer.of(status, body));
+  private static CompletionStage<Answer> done(Answer answer) {
+    return CompletableFuture.completedFuture(answer);
   }
 
   private static ObjectNode error(String message) {

@@ -186,6 +186,13 @@ public enum Code {
       "the project's queue of tasks waiting for a runner is full (capsule.hub.queue-max)",
       "submit again after the Retry-After seconds, connect runners or free slots so the queue"
           + " drains, or raise capsule.hub.queue-max"),
+  E_HUB_003(
+      "the task names a runner this hub does not know in the task's project",
+      "check the runner's id (GET /v1/runners lists them) or leave \"runner\" out so any runner"
+          + " that has the capsule takes it"),
+  E_HUB_004(
+      "the hub's store did not keep a task's submission or deletion in time; nothing changed",
+      "submit again; if it repeats, check the store (database up, disk not full)"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(
@@ -197,6 +204,19 @@ public enum Code {
   E_API_003(
       "the task id was used by a task this hub forgot; ids are not reused",
       "submit the task under a new id (or give none and the hub names it)"),
+  E_API_004(
+      "a task with this id exists already",
+      "submit under a new id (or give none and the hub names it); GET /v1/tasks/ID shows the"
+          + " existing one"),
+  E_API_005(
+      "the task has its report already; there is nothing to cancel",
+      "read the outcome with GET /v1/tasks/ID"),
+  E_API_006(
+      "the token is for another project than this hub's",
+      "issue a token for the hub's project (capsule hub token --project ID)"),
+  E_API_007(
+      "an event watcher fell behind the task's events by more than the hub buffers for it",
+      "reconnect with Last-Event-ID (the last id received): the stream resumes from there"),
 
   // --- the hub's HTTP edge (connections before any request is read) ---
   E_HTTP_001(

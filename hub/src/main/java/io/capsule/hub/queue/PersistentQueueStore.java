@@ -13,16 +13,12 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
-import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
-import org.apache.pekko.persistence.query.EventEnvelope;
-import org.apache.pekko.persistence.query.PersistenceQuery;
-import org.apache.pekko.stream.javadsl.Sink;
 
 /**
  * The project's queue in the hub's store: appends go to the project's {@link QueueEntity}, and
- * {@link #recorded()} is read once at open through Persistence Query, as {@code
- * PersistentHubJournal} reads the tasks. The system must already run the hub's store and cluster
- * (open a {@code PersistentHubJournal} on it first).
+ * {@link #recorded()} is the entity's state asked once at open (a snapshot and a few events, not
+ * the project's whole history: see {@link QueueState#asEvents()}). The system must already run the
+ * hub's store and cluster (open a {@code PersistentHubJournal} on it first).
  */
 public final class PersistentQueueStore implements QueueStore {
   private final ClusterSharding sharding;
@@ -48,20 +44,14 @@ public final class PersistentQueueStore implements QueueStore {
       ActorSystem<?> system, String projectId, Duration timeout) {
     ClusterSharding.get(system)
         .init(Entity.of(QueueEntity.KEY, ctx -> QueueEntity.create(ctx.getEntityId())));
-    JdbcReadJournal query =
-        PersistenceQuery.get(system)
-            .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
-    String pid = QueueEntity.KEY.name() + "|" + projectId;
     try {
-      List<QueueEvent> events =
-          query
-              .currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
-              .map(EventEnvelope::event)
-              .map(QueueEvent.class::cast)
-              .runWith(Sink.seq(), system)
+      QueueState state =
+          ClusterSharding.get(system)
+              .entityRefFor(QueueEntity.KEY, projectId)
+              .<QueueState>ask(QueueEntity.Get::new, timeout)
               .toCompletableFuture()
-              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return new PersistentQueueStore(system, projectId, timeout, events);
+              .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+      return new PersistentQueueStore(system, projectId, timeout, state.asEvents());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failed("interrupted while reading the queue", e);

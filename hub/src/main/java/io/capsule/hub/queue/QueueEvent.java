@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * What the project's queue entity persists: a task queued (with everything its later assignment
- * needs, as JSON text so unknown fields survive), placed, or canceled while it waited. A task
+ * needs, as JSON text so unknown fields survive), placed, or canceled while it waited, or a
+ * finished task of the project deleted through the API ({@code FORGOTTEN}, placed or not). A task
  * placed at once, without waiting, never appears here: its {@code task.assign} in the task entity
  * is its whole record.
  *
@@ -24,7 +25,9 @@ public record QueueEvent(
   public enum Kind {
     QUEUED,
     PLACED,
-    CANCELED
+    CANCELED,
+    /** An admin deleted the finished task: it is not shown again and its id is not reused. */
+    FORGOTTEN
   }
 
   public QueueEvent {
@@ -42,7 +45,10 @@ public record QueueEvent(
     return new QueueEvent(Kind.QUEUED, taskId, capsule, runner, role, spec, invocation);
   }
 
-  /** The task left the queue ({@code PLACED} or {@code CANCELED}); only the id matters. */
+  /**
+   * The task left the queue ({@code PLACED} or {@code CANCELED}) or was deleted ({@code
+   * FORGOTTEN}); only the id matters.
+   */
   public static QueueEvent left(Kind kind, String taskId) {
     return new QueueEvent(kind, taskId, "", "", "", "", "");
   }

@@ -173,4 +173,58 @@ class TaskApiRoutesTest {
     assertEquals(409, again.statusCode(), again.body());
     assertEquals("E-API-003", json(again).get("code").asText());
   }
+
+  /** Asserts {@code r} is a refusal with {@code status}, {@code code} and a hint. */
+  private static void refused(HttpResponse<String> r, int status, String code) throws Exception {
+    assertEquals(status, r.statusCode(), r.body());
+    assertEquals(code, json(r).get("code").asText(), r.body());
+    assertTrue(json(r).get("error").asText().startsWith(code + " "), r.body());
+    assertTrue(!json(r).get("hint").asText().isBlank(), r.body());
+  }
+
+  @Test
+  void everyRefusalOfThePlacementFlowCarriesItsCodeAndWhatToDo() throws Exception {
+    String task = "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-c\"}";
+    assertEquals(201, send(TokenScope.API, "POST", "/v1/tasks", task).statusCode());
+    refused(send(TokenScope.API, "POST", "/v1/tasks", task), 409, "E-API-004");
+
+    HttpResponse<String> nobody =
+        send(
+            TokenScope.API,
+            "POST",
+            "/v1/tasks",
+            "{\"capsule\":\"hello\",\"goal\":\"g\",\"runner\":\"r-ghost\"}");
+    refused(nobody, 404, "E-HUB-003");
+    assertTrue(json(nobody).get("error").asText().contains("'r-ghost'"), nobody.body());
+
+    WsFixture.await(runner.received, s -> s.contains("task.assign") && s.contains("t-c"));
+    runner.send(
+        CODEC.encodeToString(
+            new TaskReport(
+                    TaskReportBody.builder("t-c", "done", new UsageSplit(1, 2, 3, 4, 5)).build())
+                .withSeq(1)));
+    assertTrue(
+        send(TokenScope.API, "GET", "/v1/tasks/t-c/events", null).body().contains("event:report"));
+    refused(send(TokenScope.API, "POST", "/v1/tasks/t-c/cancel", null), 409, "E-API-005");
+
+    String other =
+        WsFixture.TOKENS.issue("p-other", Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+    HttpResponse<String> foreign =
+        http.send(
+            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
+                .header("Authorization", "Bearer " + other)
+                .timeout(WsFixture.WAIT)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    refused(foreign, 403, "E-API-006");
+
+    HttpResponse<String> anonymous =
+        http.send(
+            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
+                .timeout(WsFixture.WAIT)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(401, anonymous.statusCode(), anonymous.body());
+    assertTrue(json(anonymous).get("code").asText().startsWith("E-PRO-"), anonymous.body());
+  }
 }

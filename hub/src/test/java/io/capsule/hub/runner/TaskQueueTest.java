@@ -159,7 +159,7 @@ class TaskQueueTest {
     HttpResponse<String> full = submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-3\"}");
     assertEquals(429, full.statusCode(), full.body());
     assertEquals(Optional.of("7"), full.headers().firstValue("Retry-After"));
-    assertTrue(full.body().contains("E-HUB-002"), full.body());
+    assertEquals("E-HUB-002", JSON.readTree(full.body()).get("code").asText(), full.body());
     assertTrue(full.body().contains("queue-max"), full.body());
     assertEquals(404, get("/v1/tasks/t-3").statusCode(), "a refused task is not kept");
 
@@ -224,6 +224,57 @@ class TaskQueueTest {
     assertTrue(one.received.stream().noneMatch(s -> s.contains("task.assign")), "" + one.received);
   }
 
+  @Test
+  void aDeletedTaskStaysDeletedAfterAHubRestart(@TempDir Path state) throws Exception {
+    hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS); // this case starts its own
+    ActorTestKit store1 = storeNode(state);
+    hub = startOn(PersistentHubJournal.open(store1.system(), Duration.ofSeconds(20)));
+    // t-r runs on a runner and reports (its record is the task journal); t-c is canceled while
+    // queued (its record is the queue).
+    WsFixture.RawPeer one = runner("r-one", "capsule:alpha", "slots:1");
+    assertEquals(201, submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"t-r\"}").statusCode());
+    WsFixture.await(one.received, s -> s.contains("task.assign") && s.contains("\"t-r\""));
+    one.send(CODEC.encodeToString(report("t-r", 1)));
+    assertTrue(get("/v1/tasks/t-r/events").body().contains("event:report"));
+    // beta: no runner has it, so t-c waits in the queue until it is canceled there.
+    assertEquals(201, submit("{\"capsule\":\"beta\",\"goal\":\"a\",\"id\":\"t-c\"}").statusCode());
+    HttpResponse<String> cancel =
+        http.send(
+            request("/v1/tasks/t-c/cancel").POST(HttpRequest.BodyPublishers.noBody()).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, cancel.statusCode(), cancel.body());
+    awaitStored(store1, "t-c");
+    for (String id : new String[] {"t-r", "t-c"}) {
+      HttpResponse<String> deleted = delete("/v1/tasks/" + id);
+      assertEquals(204, deleted.statusCode(), deleted.body());
+    }
+    hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    store1.shutdownTestKit();
+
+    ActorTestKit store2 = storeNode(state);
+    hub = startOn(PersistentHubJournal.open(store2.system(), Duration.ofSeconds(20)));
+    assertEquals("[]", ids(get("/v1/tasks")));
+    for (String id : new String[] {"t-r", "t-c"}) {
+      assertEquals(404, get("/v1/tasks/" + id).statusCode(), id);
+      assertEquals(404, get("/v1/tasks/" + id + "/events").statusCode(), id);
+      HttpResponse<String> again =
+          submit("{\"capsule\":\"alpha\",\"goal\":\"a\",\"id\":\"" + id + "\"}");
+      assertEquals(409, again.statusCode(), again.body());
+      assertEquals("E-API-003", JSON.readTree(again.body()).get("code").asText());
+    }
+  }
+
+  private HttpResponse<String> delete(String path) throws Exception {
+    String admin =
+        WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.ADMIN, Duration.ofMinutes(5));
+    return http.send(
+        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
+            .header("Authorization", "Bearer " + admin)
+            .DELETE()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** Reads the stored queue until {@code taskId}'s CANCELED event is in it (bounded). */
   private static void awaitStored(ActorTestKit node, String taskId) {
     long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
@@ -253,7 +304,9 @@ class TaskQueueTest {
   private ReferenceHub startOn(HubJournal journal) throws Exception {
     return ReferenceHub.start(
             kit.system(),
-            WsFixture.fast().build(),
+            // The raw runners answer no ping: a long dead-after keeps them while the store warms
+            // up.
+            WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
             WsFixture.TOKENS,
             PROJECT,
             "127.0.0.1",
