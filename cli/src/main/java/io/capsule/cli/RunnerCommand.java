@@ -100,7 +100,8 @@ final class RunnerCommand implements Callable<Integer> {
             tokens,
             capsules,
             maxRuns,
-            s -> say(out, s.describe()),
+            // Which node, when connected: with several --hub URLs a person wants to know.
+            s -> say(out, s.describe() + s.hubUrl().map(u -> " to " + u).orElse("")),
             n -> say(out, n.describe()));
     synchronized (out) {
       out.println(

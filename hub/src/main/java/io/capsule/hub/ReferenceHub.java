@@ -2,6 +2,7 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
+import io.capsule.hub.http.GuardedBinding;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -19,8 +20,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /**
@@ -37,10 +36,10 @@ public final class ReferenceHub {
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(20);
 
   private final HubServer hub;
-  private final ServerBinding binding;
+  private final GuardedBinding binding;
   private final CompletionStage<Done> events;
 
-  private ReferenceHub(HubServer hub, ServerBinding binding, CompletionStage<Done> events) {
+  private ReferenceHub(HubServer hub, GuardedBinding binding, CompletionStage<Done> events) {
     this.hub = hub;
     this.binding = binding;
     this.events = events;
@@ -89,9 +88,14 @@ public final class ReferenceHub {
     CompletionStage<Done> events =
         hub.events().runWith(Sink.foreach(e -> record(book, queue, e)), system);
     HubApi api = new HubApi(system, hub, book, tokens, projectId, queue);
-    return Http.get(system)
-        .newServerAt(host, port)
-        .bind(concat(hub.route(), api.route()))
+    // The guarded edge, not a plain binding: slow or idle connections must not lock runners out
+    // (capsule.hub.http.*: a header deadline, per-address and total caps).
+    return GuardedBinding.bind(
+            system,
+            host,
+            port,
+            concat(hub.route(), api.route()),
+            GuardedBinding.Limits.fromConfig(system.settings().config()))
         .thenApply(b -> new ReferenceHub(hub, b, events));
   }
 
@@ -158,6 +162,6 @@ public final class ReferenceHub {
   }
 
   public CompletionStage<Done> stop() {
-    return binding.terminate(Duration.ofSeconds(3)).thenCompose(t -> hub.close());
+    return binding.terminate().thenCompose(t -> hub.close());
   }
 }

@@ -252,7 +252,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         .getLog()
         .info(
             "connected to the hub at {}; replaying {} frames", endpoints.current(), seq.buffered());
-    setState(ConnectionState.of(ConnectionState.Status.CONNECTED, 0));
+    setState(ConnectionState.of(ConnectionState.Status.CONNECTED, 0).at(endpoints.current()));
   }
 
   private Behavior<Command> onInbound(Inbound in) {

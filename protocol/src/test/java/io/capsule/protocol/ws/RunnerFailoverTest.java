@@ -11,6 +11,7 @@ import io.capsule.protocol.frame.Ack;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.token.TokenSource;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -67,7 +68,8 @@ class RunnerFailoverTest {
 
     assertEquals("hello", await(a.received, f -> true).path("type").asText());
     a.send(new Ack(Map.of()));
-    await(states, s -> s.status() == ConnectionState.Status.CONNECTED);
+    ConnectionState onA = await(states, s -> s.status() == ConnectionState.Status.CONNECTED);
+    assertEquals(Optional.of(a.url()), onA.hubUrl(), "the state names the node");
     client.send(progress(1)).toCompletableFuture().get(20, TimeUnit.SECONDS);
     JsonNode first = await(a.received, f -> f.path("type").asText().equals("task.progress"));
     assertEquals(1, first.path("seq").asLong());
@@ -76,6 +78,8 @@ class RunnerFailoverTest {
     JsonNode hello = await(b.received, f -> true);
     assertEquals("hello", hello.path("type").asText());
     b.send(new Ack(Map.of())); // this node holds nothing of t-1 yet
+    ConnectionState onB = await(states, s -> s.status() == ConnectionState.Status.CONNECTED);
+    assertEquals(Optional.of(b.url()), onB.hubUrl());
     JsonNode replayed = await(b.received, f -> f.path("type").asText().equals("task.progress"));
     assertEquals(1, replayed.path("seq").asLong(), "the unacknowledged frame, with its seq");
     assertEquals(1, replayed.path("payload").path("i").asInt());
