@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import picocli.CommandLine;
@@ -159,6 +160,8 @@ final class HubCommand implements Callable<Integer> {
               + "); a dead node's tasks move after ~"
               + HubCluster.Failover.fromConfig(settings.config()).expected().toSeconds()
               + " s");
+      out.flush();
+      system.systemActorOf(ClusterLines.create(out), "cluster-lines", Props.empty());
     }
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
