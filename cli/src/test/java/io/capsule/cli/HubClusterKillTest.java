@@ -38,9 +38,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>It prints the time from the kill until both runners are connected again and until every task
  * applies frames again (the first new event of the slowest task reaching a reader on a surviving
  * node; the harness's gate polling adds up to 0.3 s). Goal: within 10 s with the shipped {@code
- * capsule.hub.cluster} timings. Run time on the shared 2-core machine: ~2-3 minutes (start-up of
- * five JVMs and PostgreSQL is most of it). Skipped, with the install command, where PostgreSQL's
- * binaries are absent.
+ * capsule.hub.cluster} timings. It also prints when a survivor removed the dead node, the cluster's
+ * own share of the failover. Measured on the shared 2-core machine at load ~25 (other builds
+ * running): the three nodes formed a cluster 34-74 s after their JVMs started; node a was removed
+ * 11.3 s after the kill (the settings' estimate: 9 s); the whole test took 3-5 minutes, most of it
+ * JVM and PostgreSQL start-up. Skipped, with the install command, where PostgreSQL's binaries are
+ * absent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
@@ -150,7 +153,7 @@ class HubClusterKillTest {
       }
     }
     for (HubProcess hub : hubs) {
-      awaitLine(hub::output, "cluster: 3 nodes up", Duration.ofSeconds(120), hub.name);
+      awaitLine(hub::output, "cluster: 3 nodes up", Duration.ofSeconds(180), hub.name, hub.log);
     }
     System.out.printf(
         "cluster of 3 up %d ms after the JVMs were started%n",
@@ -180,7 +183,12 @@ class HubClusterKillTest {
                 tokens.issue(PROJECT, Optional.of("r2"), Duration.ofMinutes(30))),
             capsules));
     for (RunnerProcess r : runners) {
-      awaitLine(r::output, "runner: connected to " + a.runnerUrl(), Duration.ofSeconds(90), r.name);
+      awaitLine(
+          r::output,
+          "runner: connected to " + a.runnerUrl(),
+          Duration.ofSeconds(180),
+          r.name,
+          r.log);
     }
 
     String apiToken =
@@ -207,14 +215,27 @@ class HubClusterKillTest {
     for (RunnerProcess r : runners) {
       back.add(r.awaitConnectedAfter(kill, a.runnerUrl(), Duration.ofSeconds(60)));
     }
+    // The survivors' own view: when they removed the dead node (its shards may start elsewhere
+    // down-removal-margin later). This is the cluster's part of the failover, whatever the hub
+    // does.
+    String dead = "cluster: node 127.0.0.1:" + artery[0] + " removed";
+    awaitLine(b::output, dead, Duration.ofSeconds(60), b.name, b.log);
+    long removedMs = Duration.ofNanos(b.saidAt(dead).orElseThrow() - kill).toMillis();
+    System.out.printf(
+        "node a removed from the cluster by %d ms after the kill (expected ~%d ms)%n",
+        removedMs,
+        io.capsule.hub.HubCluster.Failover.fromConfig(
+                io.capsule.config.settings.CapsuleSettings.load().config())
+            .expected()
+            .toMillis());
+    System.out.printf(
+        "after kill -9 of the node of both runners: runners connected again after %s ms%n", back);
     long slowest = 0;
     for (TaskReader r : readers.values()) {
       slowest = Math.max(slowest, r.firstEventAfter(kill, Duration.ofSeconds(120)));
     }
     System.out.printf(
-        "after kill -9 of the node of both runners: runners connected again after %s ms;"
-            + " every task applied frames again after %d ms (goal: 10000)%n",
-        back.stream().map(ms -> Long.toString(ms)).toList(), slowest);
+        "every task applied frames again %d ms after the kill (goal: 10000)%n", slowest);
 
     for (Map.Entry<String, TaskReader> e : readers.entrySet()) {
       List<HubApiClient.Sse> events = e.getValue().awaitReport(Duration.ofSeconds(180));
@@ -295,12 +316,29 @@ class HubClusterKillTest {
     return ports;
   }
 
+  /** Waits for a line of a process's stdout; a failure quotes the stdout and its log's end. */
   static void awaitLine(
-      java.util.function.Supplier<List<String>> output, String text, Duration within, String who)
+      java.util.function.Supplier<List<String>> output,
+      String text,
+      Duration within,
+      String who,
+      Path log)
       throws InterruptedException {
-    HubUnderSlowClientsTest.await(
-        () -> output.get().stream().anyMatch(l -> l.contains(text)),
-        within,
-        who + " says '" + text + "'; it said " + output.get());
+    try {
+      HubUnderSlowClientsTest.await(
+          () -> output.get().stream().anyMatch(l -> l.contains(text)), within, who);
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          who
+              + " did not say '"
+              + text
+              + "' within "
+              + within
+              + "; it said "
+              + output.get()
+              + "\n"
+              + RunnerProcess.tail(log),
+          e);
+    }
   }
 }

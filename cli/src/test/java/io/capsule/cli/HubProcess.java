@@ -28,7 +28,7 @@ final class HubProcess implements AutoCloseable {
   final String name;
   final Path log;
   private final Process process;
-  private final List<String> output = new ArrayList<>();
+  private final List<RunnerProcess.Line> output = new ArrayList<>();
   private final CompletableFuture<Integer> port = new CompletableFuture<>();
 
   private HubProcess(String name, Path log, Process process) {
@@ -83,7 +83,7 @@ final class HubProcess implements AutoCloseable {
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
         synchronized (output) {
-          output.add(line);
+          output.add(new RunnerProcess.Line(line, System.nanoTime()));
         }
         Matcher m = LISTENING.matcher(line);
         if (m.find()) {
@@ -118,7 +118,17 @@ final class HubProcess implements AutoCloseable {
 
   List<String> output() {
     synchronized (output) {
-      return List.copyOf(output);
+      return output.stream().map(RunnerProcess.Line::text).toList();
+    }
+  }
+
+  /** When it first printed a line holding {@code text} ({@link System#nanoTime()}), if it did. */
+  java.util.OptionalLong saidAt(String text) {
+    synchronized (output) {
+      return output.stream()
+          .filter(l -> l.text().contains(text))
+          .mapToLong(RunnerProcess.Line::nanos)
+          .findFirst();
     }
   }
 

@@ -21,11 +21,13 @@ final class RunnerProcess implements AutoCloseable {
   record Line(String text, long nanos) {}
 
   final String name;
+  final Path log;
   private final Process process;
   private final List<Line> lines = new ArrayList<>();
 
-  private RunnerProcess(String name, Process process) {
+  private RunnerProcess(String name, Path log, Process process) {
     this.name = name;
+    this.log = log;
     this.process = process;
   }
 
@@ -49,11 +51,12 @@ final class RunnerProcess implements AutoCloseable {
             capsules.toString(),
             "--max-runs",
             "10"));
+    Path log = logDir.resolve(name + ".log");
     Process p =
         new ProcessBuilder(command)
-            .redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve(name + ".log").toFile()))
+            .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    RunnerProcess r = new RunnerProcess(name, p);
+    RunnerProcess r = new RunnerProcess(name, log, p);
     Thread drain = new Thread(r::drain, name + "-stdout");
     drain.setDaemon(true);
     drain.start();
@@ -100,10 +103,28 @@ final class RunnerProcess implements AutoCloseable {
         long left = end - System.nanoTime();
         if (left <= 0) {
           throw new AssertionError(
-              name + " did not connect to another node within " + within + ": " + output());
+              name
+                  + " did not connect to another node within "
+                  + within
+                  + ": "
+                  + output()
+                  + "\n"
+                  + tail(log));
         }
         lines.wait(Math.max(1, left / 1_000_000));
       }
+    }
+  }
+
+  /** The end of a log file, for a failure message (the temp directory goes with the test). */
+  static String tail(Path file) {
+    try {
+      String text = java.nio.file.Files.readString(file, StandardCharsets.UTF_8);
+      return file.getFileName()
+          + ": "
+          + (text.length() <= 3_000 ? text : "…" + text.substring(text.length() - 3_000));
+    } catch (IOException e) {
+      return file + ": unreadable (" + e + ")";
     }
   }
 
