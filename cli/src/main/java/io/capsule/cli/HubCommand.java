@@ -1,5 +1,6 @@
 package io.capsule.cli;
 
+import com.typesafe.config.Config;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
@@ -15,12 +16,18 @@ import io.capsule.protocol.token.TokenScope;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,6 +47,9 @@ final class HubCommand implements Callable<Integer> {
    * stops the hub (E-PRO-010) instead of leaving runners unacknowledged without an error.
    */
   static final Duration STORE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Every node of a cluster must use the same actor system name: it is part of the address. */
+  static final String SYSTEM_NAME = "capsule-hub";
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -62,6 +72,31 @@ final class HubCommand implements Callable<Integer> {
 
   @CommandLine.Mixin LogOptions logs = new LogOptions();
 
+  @Option(
+      names = "--cluster",
+      description =
+          "run as one node of a hub cluster (Pekko Cluster over Artery TCP): runners and API"
+              + " clients may use any node; needs --seed, --canonical and a PostgreSQL --store"
+              + " shared by every node")
+  boolean cluster;
+
+  @Option(
+      names = "--seed",
+      split = ",",
+      paramLabel = "HOST:PORT",
+      description =
+          "the cluster's seed nodes, as their --canonical addresses; give every node the same"
+              + " list in the same order (the first seed forms the cluster)")
+  List<String> seeds = new ArrayList<>();
+
+  @Option(
+      names = "--canonical",
+      paramLabel = "HOST:PORT",
+      description =
+          "where this node's cluster transport listens, as the other nodes reach it (not the"
+              + " --listen address of runners and the API)")
+  String canonical;
+
   @Override
   public Integer call() throws InterruptedException {
     logs.apply(); // steps at INFO, text or JSON
@@ -82,10 +117,10 @@ final class HubCommand implements Callable<Integer> {
     int port = Integer.parseInt(listen.substring(colon + 1));
     PrintWriter out = spec.commandLine().getOut();
     HubStore store = storeOptions.resolve();
+    Config clusterConfig = clusterConfig(store, settings);
     store.migrate(); // E-HUB-001 before anything listens: a hub without its store never starts
     ActorSystem<Void> system =
-        CliSystem.create(
-            "capsule-hub", settings, store.pekkoConfig().withFallback(HubCluster.singleNode()));
+        CliSystem.create(SYSTEM_NAME, settings, store.pekkoConfig().withFallback(clusterConfig));
     HubJournal journal;
     ReferenceHub hub;
     try {
@@ -119,9 +154,30 @@ final class HubCommand implements Callable<Integer> {
     }
     out.println("hub for project " + project + " listening on " + hub.apiUrl());
     out.println("runners connect to " + hub.runnerUrl());
+    if (cluster) {
+      out.println(
+          "cluster node "
+              + canonical
+              + " (seeds "
+              + String.join(",", seeds)
+              + "); a dead node's tasks move after ~"
+              + HubCluster.Failover.fromConfig(settings.config()).expected().toSeconds()
+              + " s");
+      out.flush();
+      system.systemActorOf(ClusterLines.create(out), "cluster-lines", Props.empty());
+    }
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicBoolean stopping = new AtomicBoolean();
+    system
+        .getWhenTerminated()
+        .whenComplete(
+            (d, e) -> {
+              if (!stopping.get()) { // not our hook: the cluster downed this node
+                stopped.countDown();
+              }
+            });
     hub.terminated()
         .whenComplete(
             (d, e) -> {
@@ -133,6 +189,7 @@ final class HubCommand implements Callable<Integer> {
     Thread hook =
         new Thread(
             () -> {
+              stopping.set(true);
               hub.stop().toCompletableFuture().join();
               system.terminate();
               journal.close();
@@ -141,11 +198,23 @@ final class HubCommand implements Callable<Integer> {
             "capsule-hub-stop");
     Runtime.getRuntime().addShutdownHook(hook);
     stopped.await();
-    Throwable e = failure.get();
-    if (e == null) {
+    if (stopping.get()) { // the hook stops the hub
       return ExitCodes.DONE;
     }
     Runtime.getRuntime().removeShutdownHook(hook);
+    stopping.set(true);
+    if (leftCluster(system)) { // its actor system went with it; the event stream's end says less
+      journal.close();
+      throw new DiagnosticException(
+          Diagnostic.of(
+                  Code.E_HUB_006,
+                  "this hub node left the cluster (downed by the split-brain resolver, or it"
+                      + " could not join); its runners fail over to the other nodes")
+              .withHint(
+                  "start it again with the same --seed list; check that the other nodes reach"
+                      + " its --canonical address"));
+    }
+    Throwable e = failure.get(); // set: nothing else ends the wait
     hub.stop().toCompletableFuture().join();
     system.terminate();
     journal.close();
@@ -154,6 +223,61 @@ final class HubCommand implements Callable<Integer> {
       throw d;
     }
     throw new IllegalStateException("the hub stopped: " + cause, cause);
+  }
+
+  /**
+   * The Pekko settings of this node: a cluster of one, or with {@code --cluster} one member of N
+   * (refused unless the store is one every node can share: PostgreSQL).
+   */
+  private Config clusterConfig(HubStore store, CapsuleSettings settings) {
+    if (!cluster) {
+      if (!seeds.isEmpty() || canonical != null) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--seed and --canonical are for a cluster node: add --cluster");
+      }
+      return HubCluster.singleNode();
+    }
+    if (seeds.isEmpty() || canonical == null) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "capsule hub --cluster needs --seed HOST:PORT,... and --canonical");
+    }
+    if (store.kind() != HubStore.Kind.POSTGRES) {
+      throw new DiagnosticException(
+          Diagnostic.of(
+                  Code.E_HUB_005,
+                  "--cluster with the store "
+                      + store.describe()
+                      + ": the other nodes cannot read what this one writes")
+              .withHint("give every node the same --store jdbc:postgresql://HOST:PORT/DB"));
+    }
+    HubCluster.Endpoint self = endpoint("--canonical", canonical);
+    List<HubCluster.Endpoint> seedNodes = new ArrayList<>();
+    for (String seed : seeds) {
+      seedNodes.add(endpoint("--seed", seed));
+    }
+    return HubCluster.member(
+        SYSTEM_NAME, self, seedNodes, HubCluster.Failover.fromConfig(settings.config()));
+  }
+
+  private static HubCluster.Endpoint endpoint(String option, String value) {
+    try {
+      return HubCluster.Endpoint.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CLI_001, option + " " + e.getMessage())
+              .withHint("e.g. " + option + " 10.0.0.1:2552"));
+    }
+  }
+
+  /**
+   * Whether this node was removed from its cluster: the split-brain resolver downed it, which ends
+   * its actor system (Pekko's run-coordinated-shutdown-when-down).
+   */
+  private static boolean leftCluster(ActorSystem<?> system) {
+    MemberStatus status = Cluster.get(system).selfMember().status();
+    return status == MemberStatus.down()
+        || status == MemberStatus.removed()
+        || system.getWhenTerminated().toCompletableFuture().isDone();
   }
 
   /** A failed stage's own failure, without the {@code CompletionException} around it. */

@@ -8,6 +8,7 @@ import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.token.TokenSource;
+import io.capsule.protocol.ws.HubEndpoints;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +35,12 @@ final class RunnerCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--hub", required = true, description = "ws://HOST:PORT/v1/runner")
+  @Option(
+      names = "--hub",
+      required = true,
+      description =
+          "ws://HOST:PORT/v1/runner, or several nodes of one hub cluster separated by commas:"
+              + " on a disconnect the runner dials the next one (round-robin) and resumes there")
   String hub;
 
   @Option(
@@ -76,6 +82,13 @@ final class RunnerCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--max-runs must be 1.." + Capabilities.MAX_SLOTS);
     }
+    try {
+      HubEndpoints.parse(hub);
+    } catch (IllegalArgumentException e) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CLI_001, "--hub: " + e.getMessage())
+              .withHint("e.g. --hub ws://10.0.0.1:8600/v1/runner,ws://10.0.0.2:8600/v1/runner"));
+    }
     if (!Files.isDirectory(capsules)) {
       throw new DiagnosticException(
           Diagnostic.of(Code.E_CLI_001, "--capsules " + capsules + " is not a directory")
@@ -98,7 +111,8 @@ final class RunnerCommand implements Callable<Integer> {
             tokens,
             capsules,
             maxRuns,
-            s -> say(out, s.describe()),
+            // Which node, when connected: with several --hub URLs a person wants to know.
+            s -> say(out, s.describe() + s.hubUrl().map(u -> " to " + u).orElse("")),
             n -> say(out, n.describe()));
     synchronized (out) {
       out.println(

@@ -1,17 +1,139 @@
 package io.capsule.hub;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.settings.SettingsInvalid;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
 /**
  * The hub always runs as a Pekko Cluster, so that tasks are sharded from the start: one node is a
- * cluster of one that joins itself; N nodes are the same code with seed nodes in the settings.
+ * cluster of one that joins itself; N nodes are the same code with seed nodes in the settings
+ * ({@link #member}).
  */
 public final class HubCluster {
   private HubCluster() {}
+
+  /**
+   * A {@code host:port}: where a node's cluster transport (Artery TCP) listens.
+   *
+   * @param host a name or an address, as the other nodes reach it
+   * @param port 1-65535
+   */
+  public record Endpoint(String host, int port) {
+    public Endpoint {
+      Objects.requireNonNull(host, "host");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("no host in the address");
+      }
+      if (port < 1 || port > 65_535) {
+        throw new IllegalArgumentException("port " + port + " is not 1-65535");
+      }
+    }
+
+    /**
+     * {@code host:port}, an IPv6 address in brackets ({@code [::1]:2552}).
+     *
+     * @throws IllegalArgumentException saying what is wrong with {@code text}
+     */
+    public static Endpoint parse(String text) {
+      String t = text == null ? "" : text.strip();
+      int colon = t.lastIndexOf(':');
+      if (colon < 1 || colon == t.length() - 1) {
+        throw new IllegalArgumentException("'" + t + "' is not HOST:PORT");
+      }
+      String host = t.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      int port;
+      try {
+        port = Integer.parseInt(t.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("'" + t + "' has no numeric port");
+      }
+      try {
+        return new Endpoint(host, port);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("'" + t + "': " + e.getMessage(), e);
+      }
+    }
+
+    /** The Pekko address of the node of system {@code systemName} listening here. */
+    String address(String systemName) {
+      String h = host.contains(":") ? "[" + host + "]" : host;
+      return "pekko://" + systemName + "@" + h + ":" + port;
+    }
+  }
+
+  /**
+   * How quickly the cluster gives up on a node that stopped answering: {@code
+   * capsule.hub.cluster.*} (defaults and the reasons for them in the hub's reference.conf).
+   *
+   * @param heartbeatPause the failure detector's acceptable heartbeat pause
+   * @param stableAfter how long membership must be stable before the split-brain resolver downs the
+   *     unreachable side
+   * @param downRemovalMargin how long after downing the shards and singletons of a downed node
+   *     start elsewhere
+   */
+  public record Failover(
+      Duration heartbeatPause, Duration stableAfter, Duration downRemovalMargin) {
+    /**
+     * @throws SettingsInvalid {@code E-CFG-001} naming every value out of range
+     */
+    public Failover {
+      List<Diagnostic> bad = new ArrayList<>();
+      atLeast(heartbeatPause, Duration.ofSeconds(1), "heartbeat-pause", bad);
+      atLeast(stableAfter, Duration.ofSeconds(1), "stable-after", bad);
+      atLeast(downRemovalMargin, Duration.ofMillis(1), "down-removal-margin", bad);
+      if (!bad.isEmpty()) {
+        throw new SettingsInvalid(bad);
+      }
+    }
+
+    /**
+     * From {@code capsule.hub.cluster} of {@code config}.
+     *
+     * @throws SettingsInvalid {@code E-CFG-001} for a missing, mistyped or out-of-range key
+     */
+    public static Failover fromConfig(Config config) {
+      try {
+        Config c = config.getConfig("capsule.hub.cluster");
+        return new Failover(
+            c.getDuration("heartbeat-pause"),
+            c.getDuration("stable-after"),
+            c.getDuration("down-removal-margin"));
+      } catch (ConfigException e) {
+        throw new SettingsInvalid(List.of(Diagnostic.of(Code.E_CFG_001, e.getMessage())));
+      }
+    }
+
+    /**
+     * Roughly how long after a node dies its shards run elsewhere: the detector's pause plus a
+     * heartbeat and its threshold margin (~2 s), then both waits, then a gossip round (~1 s).
+     */
+    public Duration expected() {
+      return heartbeatPause.plus(stableAfter).plus(downRemovalMargin).plusSeconds(3);
+    }
+
+    private static void atLeast(Duration d, Duration min, String key, List<Diagnostic> bad) {
+      if (d == null || d.compareTo(min) < 0) {
+        bad.add(
+            Diagnostic.of(
+                Code.E_CFG_001,
+                "capsule.hub.cluster." + key + " must be >= " + min.toMillis() + " ms, got " + d));
+      }
+    }
+  }
 
   /**
    * A node of its own on loopback: Artery TCP on 127.0.0.1 and a free port (nothing else needs to
@@ -30,6 +152,56 @@ public final class HubCluster {
         pekko.cluster.jmx.enabled = off
         pekko.cluster.seed-nodes = []
         """);
+  }
+
+  /**
+   * One node of an N-node hub cluster: Artery TCP listening on {@code canonical} (the address the
+   * other nodes dial, so it must be reachable from them), joining through the static {@code seeds}
+   * (Cluster Bootstrap is not available at this Pekko version), the split-brain resolver keeping
+   * the majority, and {@code failover}'s timings so that a killed node's tasks move within seconds.
+   *
+   * <p>Every node must be started with the same {@code systemName} and the same seed list in the
+   * same order: the first seed forms the cluster when no other seed answers. With keep-majority, a
+   * cluster of 3 survives the loss of 1 node; a cluster of 2 that loses one node stops both (which
+   * half is the majority cannot be told), so run an odd number of nodes.
+   *
+   * <p>Besides {@code failover}, the sharding coordinator's retry waits are shortened (its defaults
+   * of 2 s and 5 s would add to the failover of the node holding the coordinator, which is the
+   * oldest node and so usually the first seed).
+   */
+  public static Config member(
+      String systemName, Endpoint canonical, List<Endpoint> seeds, Failover failover) {
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException("a cluster member needs at least one seed node");
+    }
+    List<String> seedAddresses = seeds.stream().map(s -> s.address(systemName)).toList();
+    return ConfigFactory.parseString(
+            """
+            pekko.actor.provider = cluster
+            pekko.remote.artery.transport = tcp
+            pekko.cluster.downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"
+            pekko.cluster.split-brain-resolver.active-strategy = keep-majority
+            pekko.cluster.jmx.enabled = off
+            pekko.cluster.sharding.retry-interval = 500ms
+            pekko.cluster.sharding.coordinator-failure-backoff = 1s
+            pekko.cluster.singleton.hand-over-retry-interval = 500ms
+            """)
+        .withValue(
+            "pekko.remote.artery.canonical.hostname",
+            ConfigValueFactory.fromAnyRef(canonical.host()))
+        .withValue(
+            "pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(canonical.port()))
+        .withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(seedAddresses))
+        .withValue(
+            "pekko.cluster.failure-detector.acceptable-heartbeat-pause",
+            millis(failover.heartbeatPause()))
+        .withValue(
+            "pekko.cluster.split-brain-resolver.stable-after", millis(failover.stableAfter()))
+        .withValue("pekko.cluster.down-removal-margin", millis(failover.downRemovalMargin()));
+  }
+
+  private static com.typesafe.config.ConfigValue millis(Duration d) {
+    return ConfigValueFactory.fromAnyRef(d.toMillis() + "ms");
   }
 
   /**

@@ -6,6 +6,7 @@ import io.capsule.hub.metrics.HubEventLog;
 import io.capsule.hub.metrics.HubMetrics;
 import com.typesafe.config.Config;
 import io.capsule.hub.events.TaskEventStream;
+import io.capsule.hub.http.GuardedBinding;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -27,7 +28,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.query.PersistenceQuery;
@@ -47,10 +47,10 @@ public final class ReferenceHub {
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(20);
 
   private final HubServer hub;
-  private final ServerBinding binding;
+  private final GuardedBinding binding;
   private final CompletionStage<Done> events;
 
-  private ReferenceHub(HubServer hub, ServerBinding binding, CompletionStage<Done> events) {
+  private ReferenceHub(HubServer hub, GuardedBinding binding, CompletionStage<Done> events) {
     this.hub = hub;
     this.binding = binding;
     this.events = events;
@@ -115,9 +115,14 @@ public final class ReferenceHub {
             roll,
             reads(journal),
             sseSettings(system.settings().config()));
-    return Http.get(system)
-        .newServerAt(host, port)
-        .bind(concat(hub.route(), api.route(), web.route()))
+    // The guarded edge, not a plain binding: slow or idle connections must not lock runners out
+    // (capsule.hub.http.*: a header deadline, per-address and total caps).
+    return GuardedBinding.bind(
+            system,
+            host,
+            port,
+            concat(hub.route(), api.route(), web.route()),
+            GuardedBinding.Limits.fromConfig(system.settings().config()))
         .thenApply(b -> new ReferenceHub(hub, b, events));
   }
 
@@ -234,6 +239,6 @@ public final class ReferenceHub {
   }
 
   public CompletionStage<Done> stop() {
-    return binding.terminate(Duration.ofSeconds(3)).thenCompose(t -> hub.close());
+    return binding.terminate().thenCompose(t -> hub.close());
   }
 }

@@ -193,6 +193,14 @@ public enum Code {
   E_HUB_004(
       "the hub's store did not keep a task's submission or deletion in time; nothing changed",
       "submit again; if it repeats, check the store (database up, disk not full)"),
+  E_HUB_005(
+      "a hub cluster (capsule hub --cluster) needs a store every node shares",
+      "give every node the same --store jdbc:postgresql://… (an H2 file under --state-dir is one"
+          + " process's, and memory is no node's but this one's)"),
+  E_HUB_006(
+      "this hub node left its cluster (downed by the split-brain resolver) and stopped",
+      "its runners fail over to the other nodes; start it again with the same --seed list, and"
+          + " check that the nodes reach each other's --canonical addresses"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and one selector do everything, so closes are seen when they happen (the lifetimes measured are
  * the server's doing, not this driver's), and 2,000 connections cost one thread.
  */
-final class SlowClients implements AutoCloseable {
+public final class SlowClients implements AutoCloseable {
   private static final byte[] START =
       "GET /ping HTTP/1.1\r\nHost: hub\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII);
 
@@ -46,7 +46,7 @@ final class SlowClients implements AutoCloseable {
     }
   }
 
-  SlowClients(InetSocketAddress server, int count, int addresses, Duration tick) {
+  public SlowClients(InetSocketAddress server, int count, int addresses, Duration tick) {
     this.server = server;
     this.tick = tick;
     try {
@@ -61,17 +61,17 @@ final class SlowClients implements AutoCloseable {
     loop.start();
   }
 
-  long connects() {
+  public long connects() {
     return connects.get();
   }
 
   /** Connections answered 503 (refused at the door) and closed. */
-  long refusals() {
+  public long refusals() {
     return refusals.get();
   }
 
   /** The longest time the server let an admitted (not 503), never-finished head stay open. */
-  Duration longestAdmittedLife() {
+  public Duration longestAdmittedLife() {
     return Duration.ofMillis(longestAdmittedLifeMillis.get());
   }
 

@@ -12,9 +12,15 @@ import java.util.OptionalInt;
  * @param closeCode the WebSocket close code or HTTP status of the last failure, when known (401:
  *     token refused; 4401: project mismatch; 4000: replaced; 1009: frame too big)
  * @param reason why the last connection ended, when it did
+ * @param hubUrl the hub URL this state is about (of several, the node it is connected to), when
+ *     known
  */
 public record ConnectionState(
-    Status status, int attempt, OptionalInt closeCode, Optional<String> reason) {
+    Status status,
+    int attempt,
+    OptionalInt closeCode,
+    Optional<String> reason,
+    Optional<String> hubUrl) {
 
   /** The phases of a runner's connection. */
   public enum Status {
@@ -32,6 +38,17 @@ public record ConnectionState(
     Objects.requireNonNull(status, "status");
     closeCode = closeCode == null ? OptionalInt.empty() : closeCode;
     reason = reason == null ? Optional.empty() : reason;
+    hubUrl = hubUrl == null ? Optional.empty() : hubUrl;
+  }
+
+  public ConnectionState(
+      Status status, int attempt, OptionalInt closeCode, Optional<String> reason) {
+    this(status, attempt, closeCode, reason, Optional.empty());
+  }
+
+  /** The same state, about {@code url}. */
+  public ConnectionState at(String url) {
+    return new ConnectionState(status, attempt, closeCode, reason, Optional.of(url));
   }
 
   /**

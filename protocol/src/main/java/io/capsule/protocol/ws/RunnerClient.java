@@ -47,7 +47,9 @@ public final class RunnerClient {
   /**
    * What the client needs.
    *
-   * @param hubUrl {@code ws://host:port/v1/runner} (or {@code wss://})
+   * @param hubUrl {@code ws://host:port/v1/runner} (or {@code wss://}), or several such URLs
+   *     separated by commas: the nodes of one hub cluster, dialled round-robin on disconnect
+   *     ({@link HubEndpoints})
    * @param capabilities declared in hello; keep {@code ack} so the buffer is trimmed and only the
    *     missing tail is replayed
    * @param onState called with each new {@link ConnectionState} (see the threading contract)
@@ -62,6 +64,7 @@ public final class RunnerClient {
       Consumer<ConnectionState> onState) {
     public Settings {
       Objects.requireNonNull(hubUrl, "hubUrl");
+      HubEndpoints.parse(hubUrl); // a bad URL fails here, not at the first dial
       Objects.requireNonNull(projectId, "projectId");
       Objects.requireNonNull(runnerVersion, "runnerVersion");
       capabilities = List.copyOf(capabilities);

@@ -102,6 +102,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   private final SeqState seq;
   private final Materializer mat;
   private final boolean acks;
+  private final HubEndpoints endpoints;
   private Conn conn;
   private long ids;
   private int attempt;
@@ -127,6 +128,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     this.seq = SeqState.of(config);
     this.mat = Materializer.matFromSystem(ctx.getSystem());
     this.acks = settings.capabilities().contains(Capabilities.ACK);
+    this.endpoints = HubEndpoints.parse(settings.hubUrl());
     ctx.getSelf().tell(new Dial());
   }
 
@@ -205,7 +207,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     CompletionStage<WebSocketUpgradeResponse> upgrade =
         Http.get(getContext().getSystem())
             .singleWebSocketRequest(
-                WebSocketRequest.create(settings.hubUrl()).addHeader(Authorization.oauth2(token)),
+                WebSocketRequest.create(endpoints.current()).addHeader(Authorization.oauth2(token)),
                 Flow.fromSinkAndSourceCoupled(in, outbound),
                 mat)
             .first();
@@ -242,11 +244,15 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   private void becomeReady(Map<String, Long> hubHas) {
     conn.ready = true;
     attempt = 0;
+    endpoints.connected();
     for (SequencedFrame f : seq.replayListFor(hubHas)) {
       conn.out.offer(Wire.text(f));
     }
-    getContext().getLog().info("connected to the hub; replaying {} frames", seq.buffered());
-    setState(ConnectionState.of(ConnectionState.Status.CONNECTED, 0));
+    getContext()
+        .getLog()
+        .info(
+            "connected to the hub at {}; replaying {} frames", endpoints.current(), seq.buffered());
+    setState(ConnectionState.of(ConnectionState.Status.CONNECTED, 0).at(endpoints.current()));
   }
 
   private Behavior<Command> onInbound(Inbound in) {
@@ -330,7 +336,8 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   }
 
   private Behavior<Command> retry(OptionalInt code, String why) {
-    Duration delay = backoff(attempt);
+    // Failover: the next URL (round-robin); the back-off grows once per round of failed URLs.
+    Duration delay = backoff(endpoints.failed());
     attempt++;
     setState(
         new ConnectionState(ConnectionState.Status.DISCONNECTED, attempt, code, Optional.of(why)));
