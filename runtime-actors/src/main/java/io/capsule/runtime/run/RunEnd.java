@@ -124,7 +124,8 @@ final class RunEnd {
         o.failureType(),
         o.message() + " [" + warning.id() + ": " + why + "]",
         o.sessionId(),
-        o.duration());
+        o.duration(),
+        o.unreported()); // "not reported" stays so, never 0
   }
 
   /** Removes an applied plan's files directory (on the caller's thread: call it off the actor). */
