@@ -40,6 +40,7 @@ final class WasmtimeGraphInstance implements WasmInstance {
   private final WasiHost host = new WasiHost();
   private final List<Func> ownedFuncs = new ArrayList<>();
   private final Map<String, Func> funcs = new HashMap<>();
+  private WasmtimeExports exports;
   private Memory memory;
   private WasmtimeBufferMemory guestMemory;
   private RuntimeException pendingTrap;
@@ -102,8 +103,8 @@ final class WasmtimeGraphInstance implements WasmInstance {
     CoreModule.FuncType type = h.type();
     io.github.kawamuray.wasmtime.FuncType ft =
         new io.github.kawamuray.wasmtime.FuncType(
-            type.params().stream().map(WasmtimeGraphInstance::valType).toArray(Val.Type[]::new),
-            type.results().stream().map(WasmtimeGraphInstance::valType).toArray(Val.Type[]::new));
+            type.params().stream().map(WasmtimeExports::valType).toArray(Val.Type[]::new),
+            type.results().stream().map(WasmtimeExports::valType).toArray(Val.Type[]::new));
     Func func =
         new Func(
             store,
@@ -111,12 +112,12 @@ final class WasmtimeGraphInstance implements WasmInstance {
             (caller, params, results) -> {
               long[] args = new long[params.length];
               for (int p = 0; p < params.length; p++) {
-                args[p] = raw(params[p]);
+                args[p] = WasmtimeExports.raw(params[p]);
               }
               try {
                 long[] out = fn.call(g, args);
                 for (int r = 0; r < results.length; r++) {
-                  results[r] = toVal(type.results().get(r), out[r]);
+                  results[r] = WasmtimeExports.toVal(type.results().get(r), out[r]);
                 }
               } catch (RuntimeException e) {
                 pendingTrap = e;
@@ -184,35 +185,30 @@ final class WasmtimeGraphInstance implements WasmInstance {
     if (closed) {
       throw new IllegalStateException("the instance is closed");
     }
-    CoreModule.FuncType type = graph.linking().mainInfo().functionExports().get(export);
-    if (type == null) {
-      throw Failures.noSuchExport(export);
-    }
-    if (args.length != type.params().size()) {
-      throw new IllegalArgumentException(
-          export + " takes " + type.params().size() + " values, not " + args.length);
-    }
-    int main = graph.linking().graph().mainInstance();
-    Func func = funcs.computeIfAbsent(export, e -> export(main, e).func());
-    Val[] in = new Val[args.length];
-    for (int i = 0; i < args.length; i++) {
-      in[i] = toVal(type.params().get(i), args[i]);
-    }
-    Val[] out;
     pendingTrap = null;
-    try {
-      store.setEpochDeadline(deadlineTicks);
-      out = func.call(store, in);
-    } catch (RuntimeException e) {
-      throw classify(export, e);
-    } finally {
-      guestMemory.invalidate();
+    return exports().call(export, args);
+  }
+
+  /** Bound once the main instance (its memory) exists. */
+  private WasmtimeExports exports() {
+    if (exports == null) {
+      int main = graph.linking().graph().mainInstance();
+      exports =
+          new WasmtimeExports(
+              store,
+              deadlineTicks,
+              guestMemory,
+              export -> {
+                CoreModule.FuncType type = graph.linking().mainInfo().functionExports().get(export);
+                if (type == null) {
+                  throw Failures.noSuchExport(export);
+                }
+                return type;
+              },
+              export -> export(main, export).func(),
+              this::classify);
     }
-    long[] results = new long[type.results().size()];
-    for (int i = 0; i < results.length; i++) {
-      results[i] = raw(out[i]);
-    }
-    return results;
+    return exports;
   }
 
   /** A host function's own reason wins over wasmtime's generic trap text. */
@@ -252,6 +248,9 @@ final class WasmtimeGraphInstance implements WasmInstance {
       return;
     }
     closed = true;
+    if (exports != null) {
+      exports.dispose();
+    }
     funcs.values().forEach(Func::dispose);
     funcs.clear();
     ownedFuncs.forEach(Func::dispose);
@@ -261,35 +260,5 @@ final class WasmtimeGraphInstance implements WasmInstance {
     }
     linker.dispose();
     store.dispose();
-  }
-
-  private static Val.Type valType(CoreModule.ValType t) {
-    return switch (t) {
-      case I32 -> Val.Type.I32;
-      case I64 -> Val.Type.I64;
-      case F32 -> Val.Type.F32;
-      case F64 -> Val.Type.F64;
-      default -> throw Failures.unloadable("a WASI function takes or returns a " + t);
-    };
-  }
-
-  private static Val toVal(CoreModule.ValType type, long raw) {
-    return switch (type) {
-      case I32 -> Val.fromI32((int) raw);
-      case I64 -> Val.fromI64(raw);
-      case F32 -> Val.fromF32(Float.intBitsToFloat((int) raw));
-      case F64 -> Val.fromF64(Double.longBitsToDouble(raw));
-      default -> throw new IllegalArgumentException("cannot pass a " + type + " value");
-    };
-  }
-
-  private static long raw(Val v) {
-    return switch (v.getType()) {
-      case I32 -> Integer.toUnsignedLong(v.i32());
-      case I64 -> v.i64();
-      case F32 -> Integer.toUnsignedLong(Float.floatToRawIntBits(v.f32()));
-      case F64 -> Double.doubleToRawLongBits(v.f64());
-      default -> throw new IllegalStateException("cannot return a " + v.getType() + " value");
-    };
   }
 }

@@ -9,13 +9,10 @@ import io.github.kawamuray.wasmtime.Instance;
 import io.github.kawamuray.wasmtime.Memory;
 import io.github.kawamuray.wasmtime.Module;
 import io.github.kawamuray.wasmtime.Store;
-import io.github.kawamuray.wasmtime.Val;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One wasmtime store + instance. The epoch deadline is set before instantiation (so a start
@@ -30,9 +27,9 @@ final class WasmtimeInstance implements WasmInstance {
   private final PreparedModule prepared;
   private final long deadlineTicks;
   private final Duration deadline;
-  private final Map<String, Func> funcs = new HashMap<>();
   private final Memory memory;
   private final WasmtimeBufferMemory guestMemory;
+  private final WasmtimeExports exports;
   private boolean closed;
 
   private WasmtimeInstance(
@@ -44,6 +41,14 @@ final class WasmtimeInstance implements WasmInstance {
     this.deadlineTicks = EpochTicker.ticks(deadline);
     this.memory = instance.getMemory(store, "memory").orElse(null);
     this.guestMemory = new WasmtimeBufferMemory(this, this::buffer);
+    this.exports =
+        new WasmtimeExports(
+            store,
+            deadlineTicks,
+            guestMemory,
+            prepared::signature,
+            this::lookup,
+            (export, e) -> classify(export, deadline, e));
   }
 
   static WasmtimeInstance create(
@@ -77,27 +82,7 @@ final class WasmtimeInstance implements WasmInstance {
     if (closed) {
       throw new IllegalStateException("the instance is closed");
     }
-    CoreModule.FuncType type = prepared.signature(export);
-    PreparedModule.checkArity(export, type, args);
-    Func func = funcs.computeIfAbsent(export, this::lookup);
-    Val[] in = new Val[args.length];
-    for (int i = 0; i < args.length; i++) {
-      in[i] = toVal(type.params().get(i), args[i]);
-    }
-    Val[] out;
-    try {
-      store.setEpochDeadline(deadlineTicks);
-      out = func.call(store, in);
-    } catch (RuntimeException e) {
-      throw classify(export, deadline, e);
-    } finally {
-      guestMemory.invalidate();
-    }
-    long[] results = new long[type.results().size()];
-    for (int i = 0; i < results.length; i++) {
-      results[i] = fromVal(out[i]);
-    }
-    return results;
+    return exports.call(export, args);
   }
 
   private Func lookup(String export) {
@@ -123,34 +108,12 @@ final class WasmtimeInstance implements WasmInstance {
       return;
     }
     closed = true;
-    funcs.values().forEach(Func::dispose);
-    funcs.clear();
+    exports.dispose();
     if (memory != null) {
       memory.dispose();
     }
     instance.dispose();
     store.dispose();
-  }
-
-  private static Val toVal(CoreModule.ValType type, long raw) {
-    return switch (type) {
-      case I32 -> Val.fromI32((int) raw);
-      case I64 -> Val.fromI64(raw);
-      case F32 -> Val.fromF32(Float.intBitsToFloat((int) raw));
-      case F64 -> Val.fromF64(Double.longBitsToDouble(raw));
-      default -> throw new IllegalArgumentException("cannot pass a " + type + " value");
-    };
-  }
-
-  /** i32 results are zero-extended, so both engines hand back the same bits. */
-  private static long fromVal(Val v) {
-    return switch (v.getType()) {
-      case I32 -> Integer.toUnsignedLong(v.i32());
-      case I64 -> v.i64();
-      case F32 -> Integer.toUnsignedLong(Float.floatToRawIntBits(v.f32()));
-      case F64 -> Double.doubleToRawLongBits(v.f64());
-      default -> throw new IllegalStateException("cannot return a " + v.getType() + " value");
-    };
   }
 
   /**
