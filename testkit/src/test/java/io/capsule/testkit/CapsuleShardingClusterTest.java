@@ -74,6 +74,25 @@ class CapsuleShardingClusterTest {
   }
 
   @Test
+  void aStartNoRunnerNodeAnswersEndsWithNoRunnerOnceItsTimeoutRunsOut() throws Exception {
+    try (CapsuleClusterKit cluster = CapsuleClusterKit.start(List.of(Set.of(), Set.of()))) {
+      List<CapsuleSharding> s =
+          new ShardedRuns(dir)
+              .init(
+                  cluster,
+                  "nowhere",
+                  Duration.ZERO,
+                  x -> x.withStartTimeout(Duration.ofSeconds(3)));
+      TestProbe<RunEvent> probe = TestProbe.create(cluster.node(1));
+      s.get(1).start(request("nowhere"), probe.ref());
+      List<RunEvent> events = events(probe);
+      assertEquals(1, events.size(), "nothing but the outcome: " + events);
+      RunOutcome o = outcome(events);
+      assertEquals(Optional.of("E-CLU-003"), o.code(), o.message());
+    }
+  }
+
+  @Test
   void losingTheHostingNodeEndsTheRunOnceWithNodeLostOrRetriesItElsewhere() {
     try (CapsuleClusterKit cluster =
         CapsuleClusterKit.start(
