@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.cluster.NodeSlots;
 import io.capsule.runtime.javadsl.CapsuleSharding;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunHandle;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +36,8 @@ class CapsuleShardingClusterTest {
   @TempDir Path dir;
 
   @Test
-  void aRunStartedOnANodeWithoutTheRoleRunsOnARunnerAndACancelFromAThirdNodeEndsIt() {
+  void aRunStartedOnANodeWithoutTheRoleRunsOnARunnerAndACancelFromAThirdNodeEndsIt()
+      throws Exception {
     try (CapsuleClusterKit cluster =
         CapsuleClusterKit.start(List.of(Set.of(), Set.of(RUNNER), Set.of()))) {
       List<CapsuleSharding> s =
@@ -51,6 +54,41 @@ class CapsuleShardingClusterTest {
       assertTrue(o.message().contains("from the third node"), o.message());
       List<RunEvent> rest = events(probe);
       assertEquals(o, outcome(rest));
+
+      // The same task started again from another node while it runs: no second run; both
+      // callers get its one outcome.
+      new ShardedRuns(dir).register(s.get(1), "n1", "brief", Duration.ofSeconds(2));
+      RunRequest same = request("brief");
+      TestProbe<RunEvent> a = TestProbe.create(cluster.node(0));
+      RunHandle first = s.get(0).start(same, a.ref());
+      assertEquals("n1", awaitHost(a));
+      TestProbe<RunEvent> b = TestProbe.create(cluster.node(2));
+      RunHandle again = s.get(2).start(same, b.ref());
+      RunOutcome once = first.outcome().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertEquals(RunStatus.DONE, once.status(), once.message());
+      assertEquals(once, again.outcome().toCompletableFuture().get(60, TimeUnit.SECONDS));
+      NodeSlots.Stats stats =
+          s.get(1).slotStats().orElseThrow().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertEquals(2, stats.granted(), "two tasks, two runs: " + stats);
+    }
+  }
+
+  @Test
+  void aStartNoRunnerNodeAnswersEndsWithNoRunnerOnceItsTimeoutRunsOut() throws Exception {
+    try (CapsuleClusterKit cluster = CapsuleClusterKit.start(List.of(Set.of(), Set.of()))) {
+      List<CapsuleSharding> s =
+          new ShardedRuns(dir)
+              .init(
+                  cluster,
+                  "nowhere",
+                  Duration.ZERO,
+                  x -> x.withStartTimeout(Duration.ofSeconds(3)));
+      TestProbe<RunEvent> probe = TestProbe.create(cluster.node(1));
+      s.get(1).start(request("nowhere"), probe.ref());
+      List<RunEvent> events = events(probe);
+      assertEquals(1, events.size(), "nothing but the outcome: " + events);
+      RunOutcome o = outcome(events);
+      assertEquals(Optional.of("E-CLU-003"), o.code(), o.message());
     }
   }
 

@@ -82,7 +82,7 @@ final class ShardedRuns {
     return sharding;
   }
 
-  private void register(CapsuleSharding sharding, String label, String name, Duration pause) {
+  void register(CapsuleSharding sharding, String label, String name, Duration pause) {
     try {
       Path harness =
           HarnessScript.builder()

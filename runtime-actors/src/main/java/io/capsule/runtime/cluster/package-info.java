@@ -1,0 +1,36 @@
+/**
+ * Capsule runs sharded over an embedding application's Pekko Cluster ({@code
+ * javadsl.CapsuleSharding} is the entry point).
+ *
+ * <p>Guaranteed:
+ *
+ * <ul>
+ *   <li>A run is hosted only on a node with the runner role; one entity per task id in the cluster,
+ *       so a start is idempotent by task id while its run lives ({@link
+ *       io.capsule.runtime.cluster.RunEntity}).
+ *   <li>The caller gets every event of the attempt it follows and exactly one {@code Finished}
+ *       ({@link io.capsule.runtime.cluster.RunCaller}): the run's own outcome, node lost ({@code
+ *       E-CLU-001}), no slot ({@code E-CLU-002}) or no runner ({@code E-CLU-003}).
+ *   <li>A node never hosts more runs than {@code capsule.run.max-concurrent} ({@link
+ *       io.capsule.runtime.cluster.NodeSlots}, deciding with {@link
+ *       io.capsule.runtime.cluster.SlotBook}); every wait for a slot is bounded.
+ *   <li>A node that leaves gracefully ends its runs before its shards move; shards never rebalance
+ *       ({@link io.capsule.runtime.cluster.NoRebalance}) and entities never passivate mid-run.
+ * </ul>
+ *
+ * <p>Not guaranteed:
+ *
+ * <ul>
+ *   <li>A harness does not outlive its node's JVM only when the JVM ends normally: a JVM killed
+ *       with SIGKILL cannot kill the harness's process group, which then lives until it exits by
+ *       itself (containment's {@code --die-with-parent} closes that gap).
+ *   <li>After its outcome the entity passivates and forgets the task: a new start of a finished
+ *       task id is a new run.
+ *   <li>A start repeated before any runner answered can, after a node died holding the first start,
+ *       start the task on another node without a retry having been asked for: the first start never
+ *       reported, so its run (if any) died unseen with its node.
+ *   <li>Placement follows shards (least-shard allocation), not free slots: a task may wait on a
+ *       full node while another has room.
+ * </ul>
+ */
+package io.capsule.runtime.cluster;

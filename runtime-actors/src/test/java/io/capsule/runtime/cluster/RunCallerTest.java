@@ -1,0 +1,160 @@
+package io.capsule.runtime.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.sharding.typed.testkit.javadsl.TestEntityRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The caller's side on manual time, its entity a probe: resends, the start timeout, node loss
+ * without and with retry, stragglers of a lost attempt, and a cancel that stops retries.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RunCallerTest {
+
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration RESEND = Duration.ofSeconds(2);
+
+  private final ActorTestKit kit = ActorTestKit.create(ManualTime.config());
+  private final ManualTime time = ManualTime.get(kit.system());
+
+  @AfterAll
+  void stop() {
+    kit.shutdownTestKit();
+  }
+
+  private final class Rig {
+    final TestProbe<RunEntity.Command> sharding = kit.createTestProbe(); // the EntityRef's target
+    final TestProbe<RunEvent> downstream = kit.createTestProbe();
+    final ActorRef<RunCaller.Command> caller;
+    final RunRequest request;
+
+    Rig(int retries) {
+      request =
+          RunRequest.of("t1", new CapsuleRef.Registered("echo"), "hi").retryOnNodeLoss(retries);
+      caller =
+          kit.spawn(
+              RunCaller.create(
+                  request,
+                  TestEntityRef.of(RunEntity.TYPE_KEY, "t1", sharding.ref()),
+                  downstream.ref(),
+                  START_TIMEOUT,
+                  RESEND));
+    }
+
+    RunEntity.Start start() {
+      return sharding.expectMessageClass(RunEntity.Start.class);
+    }
+
+    /** The start arrives and an entity (a probe) answers for it. */
+    TestProbe<RunEntity.Command> hostedBy(int attempt) {
+      assertEquals(attempt, start().attempt());
+      TestProbe<RunEntity.Command> entity = kit.createTestProbe();
+      caller.tell(new RunCaller.Hosted(attempt, entity.ref(), "node-" + attempt));
+      return entity;
+    }
+
+    RunOutcome outcome() {
+      RunOutcome o = downstream.expectMessageClass(RunEvent.Finished.class).outcome();
+      downstream.expectNoMessage(Duration.ofMillis(100));
+      return o;
+    }
+  }
+
+  private static RunOutcome done() {
+    return new RunOutcome(
+        "t1",
+        RunStatus.DONE,
+        Optional.of("ok"),
+        1,
+        UsageSplit.ZERO,
+        Optional.empty(),
+        Optional.empty(),
+        "done",
+        Optional.empty(),
+        Duration.ofSeconds(1));
+  }
+
+  @Test
+  void repeatsAnUnansweredStartAndGivesUpWithNoRunnerAtTheTimeout() {
+    Rig rig = new Rig(0);
+    rig.start();
+    time.timePasses(RESEND);
+    assertEquals(1, rig.start().attempt(), "the same attempt again");
+    time.timePasses(START_TIMEOUT);
+    rig.sharding.fishForMessage(
+        Duration.ofSeconds(3),
+        m ->
+            m instanceof RunEntity.Cancel
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    assertEquals(Optional.of("E-CLU-003"), rig.outcome().code());
+  }
+
+  @Test
+  void aLostHostWithoutRetryEndsTheRunOnceWithNodeLost() {
+    Rig rig = new Rig(0);
+    TestProbe<RunEntity.Command> entity = rig.hostedBy(1);
+    time.timePasses(START_TIMEOUT.plusSeconds(1)); // answered: the timeout no longer fires
+    rig.downstream.expectNoMessage(Duration.ofMillis(100));
+    rig.caller.tell(new RunCaller.Event(1, new RunEvent.Note("t1", "n")));
+    rig.downstream.expectMessage(new RunEvent.Note("t1", "n"));
+    entity.stop(); // its node is gone
+    RunOutcome o = rig.outcome();
+    assertEquals(RunStatus.FAILED, o.status());
+    assertEquals(Optional.of("E-CLU-001"), o.code());
+    assertTrue(o.message().contains("node-1"), o.message());
+  }
+
+  @Test
+  void aLostHostWithARetryLeftMarksTheAttemptAndRunsAgainIgnoringItsStragglers() {
+    Rig rig = new Rig(1);
+    TestProbe<RunEntity.Command> first = rig.hostedBy(1);
+    first.stop();
+    RunEvent.AttemptLost lost = rig.downstream.expectMessageClass(RunEvent.AttemptLost.class);
+    assertEquals(1, lost.attempt());
+    assertEquals("node-1", lost.node());
+    assertEquals("E-CLU-001", lost.code());
+    rig.hostedBy(2);
+    rig.caller.tell(new RunCaller.Event(1, new RunEvent.Note("t1", "late from attempt 1")));
+    rig.caller.tell(new RunCaller.Event(2, new RunEvent.Finished(done())));
+    assertEquals(done(), rig.outcome());
+  }
+
+  @Test
+  void aHandOffLossUsesTheRetryAndALaterLossWithoutOneEnds() {
+    Rig rig = new Rig(1);
+    rig.hostedBy(1);
+    rig.caller.tell(new RunCaller.Lost(1, "node-1", "the node left the cluster"));
+    rig.downstream.expectMessageClass(RunEvent.AttemptLost.class);
+    rig.hostedBy(2);
+    rig.caller.tell(new RunCaller.Lost(2, "node-2", "the node left the cluster"));
+    assertEquals(Optional.of("E-CLU-001"), rig.outcome().code());
+  }
+
+  @Test
+  void aCanceledRunIsNotRetriedWhenItsNodeIsLost() {
+    Rig rig = new Rig(3);
+    TestProbe<RunEntity.Command> entity = rig.hostedBy(1);
+    rig.caller.tell(new RunCaller.CancelRequested("stop"));
+    rig.sharding.expectMessage(new RunEntity.Cancel("stop"));
+    entity.stop();
+    assertEquals(Optional.of("E-CLU-001"), rig.outcome().code());
+    rig.sharding.expectNoMessage(Duration.ofMillis(100)); // no new start
+  }
+}

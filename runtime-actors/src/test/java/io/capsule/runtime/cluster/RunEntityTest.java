@@ -1,0 +1,180 @@
+package io.capsule.runtime.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.CapsuleRuntime;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The run entity's phases with its node's services as probes (no cluster): slot, start, events,
+ * passivation after the outcome, hand-off of a leaving node, and a cancel before any start.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RunEntityTest {
+
+  private static final Duration HAND_OFF = Duration.ofSeconds(15);
+  private static final Duration LINGER = Duration.ofSeconds(60);
+
+  private final ActorTestKit kit = ActorTestKit.create(ManualTime.config());
+  private final ManualTime time = ManualTime.get(kit.system());
+
+  @AfterAll
+  void stop() {
+    kit.shutdownTestKit();
+  }
+
+  /** One entity with probes for everything around it. */
+  private final class Rig {
+    final TestProbe<ClusterSharding.ShardCommand> shard = kit.createTestProbe();
+    final TestProbe<CapsuleRuntime.Command> runtime = kit.createTestProbe();
+    final TestProbe<NodeSlots.Command> slots = kit.createTestProbe();
+    final TestProbe<RunCaller.Command> caller = kit.createTestProbe();
+    final ActorRef<RunEntity.Command> entity =
+        kit.spawn(
+            RunEntity.create(
+                "t1",
+                shard.ref(),
+                new HostServices(runtime.ref(), slots.ref(), HAND_OFF, LINGER, "node-a")));
+    final RunRequest request = RunRequest.of("t1", new CapsuleRef.Registered("echo"), "hi");
+
+    /** Start, slot granted, run started: returns the run's listener. */
+    ActorRef<RunEvent> running() {
+      entity.tell(new RunEntity.Start(request, 1, caller.ref()));
+      assertEquals(new RunCaller.Hosted(1, entity, "node-a"), caller.receiveMessage());
+      NodeSlots.Acquire acquire = slots.expectMessageClass(NodeSlots.Acquire.class);
+      acquire.replyTo().tell(new NodeSlots.Granted("t1"));
+      CapsuleRuntime.StartRun start = runtime.expectMessageClass(CapsuleRuntime.StartRun.class);
+      assertEquals(request, start.request());
+      return start.listener().orElseThrow();
+    }
+  }
+
+  private static RunOutcome done() {
+    return new RunOutcome(
+        "t1",
+        RunStatus.DONE,
+        Optional.of("ok"),
+        1,
+        UsageSplit.ZERO,
+        Optional.empty(),
+        Optional.empty(),
+        "done",
+        Optional.empty(),
+        Duration.ofSeconds(1));
+  }
+
+  @Test
+  void passesEventsOnAndPassivatesOnceTheOutcomeIsDelivered() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running();
+    run.tell(new RunEvent.Note("t1", "n"));
+    assertEquals(new RunCaller.Event(1, new RunEvent.Note("t1", "n")), rig.caller.receiveMessage());
+    run.tell(new RunEvent.Finished(done()));
+    assertEquals(
+        new RunCaller.Event(1, new RunEvent.Finished(done())), rig.caller.receiveMessage());
+    rig.slots.expectMessageClass(NodeSlots.Release.class);
+    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+
+    // A start arriving before the passivation completes gets the outcome, not a second run.
+    TestProbe<RunCaller.Command> late = kit.createTestProbe();
+    rig.entity.tell(new RunEntity.Start(rig.request, 1, late.ref()));
+    late.expectMessageClass(RunCaller.Hosted.class);
+    assertEquals(new RunCaller.Event(1, new RunEvent.Finished(done())), late.receiveMessage());
+    rig.runtime.expectNoMessage(Duration.ofMillis(100));
+    rig.slots.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aRepeatedStartWhileRunningJoinsTheRunWithoutStartingAnother() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running();
+    TestProbe<RunCaller.Command> second = kit.createTestProbe();
+    rig.entity.tell(new RunEntity.Start(rig.request, 1, second.ref()));
+    second.expectMessageClass(RunCaller.Hosted.class);
+    rig.runtime.expectNoMessage(Duration.ofMillis(100));
+    rig.slots.expectNoMessage(Duration.ofMillis(100));
+    run.tell(new RunEvent.Finished(done()));
+    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    second.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+  }
+
+  @Test
+  void aHandOffMidRunEndsTheRunHereThenTellsTheCallerTheAttemptWasLost() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running();
+    rig.entity.tell(RunEntity.stopMessage());
+    CapsuleRuntime.CancelRun cancel =
+        rig.runtime.expectMessageClass(CapsuleRuntime.CancelRun.class);
+    assertEquals("t1", cancel.taskId());
+    run.tell(new RunEvent.Note("t1", "interrupted"));
+    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Note("t1", "interrupted")));
+    run.tell(new RunEvent.Finished(done())); // the canceled run's own outcome is not the caller's
+    RunCaller.Lost lost = rig.caller.expectMessageClass(RunCaller.Lost.class);
+    assertEquals(1, lost.attempt());
+    assertEquals("node-a", lost.node());
+    rig.slots.expectMessageClass(NodeSlots.Release.class);
+    TestProbe<Object> watcher = kit.createTestProbe();
+    watcher.expectTerminated(rig.entity);
+  }
+
+  @Test
+  void aHandOffWhoseRunDoesNotEndInTimeStillLosesTheAttemptOnce() {
+    Rig rig = new Rig();
+    rig.running();
+    rig.entity.tell(RunEntity.stopMessage());
+    rig.runtime.expectMessageClass(CapsuleRuntime.CancelRun.class);
+    time.timePasses(HAND_OFF.minusMillis(1));
+    rig.caller.expectNoMessage(Duration.ofMillis(100));
+    time.timePasses(Duration.ofMillis(2));
+    RunCaller.Lost lost = rig.caller.expectMessageClass(RunCaller.Lost.class);
+    assertTrue(lost.reason().contains("did not end"), lost.reason());
+    rig.caller.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aCancelBeforeAnyStartAnswersALaterStartCanceledAndNeverStartsARun() {
+    Rig rig = new Rig();
+    rig.entity.tell(new RunEntity.Cancel("changed my mind"));
+    rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref()));
+    rig.caller.expectMessageClass(RunCaller.Hosted.class);
+    RunCaller.Event e = rig.caller.expectMessageClass(RunCaller.Event.class);
+    RunOutcome o = ((RunEvent.Finished) e.event()).outcome();
+    assertTrue(o.canceled(), o.toString());
+    rig.slots.expectNoMessage(Duration.ofMillis(100));
+    rig.runtime.expectNoMessage(Duration.ofMillis(100));
+    rig.shard.expectNoMessage(Duration.ofMillis(100));
+    time.timePasses(LINGER);
+    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+  }
+
+  @Test
+  void aStartRefusedASlotEndsWithTheCapacityCodeAndNoRun() {
+    Rig rig = new Rig();
+    rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref()));
+    rig.caller.expectMessageClass(RunCaller.Hosted.class);
+    rig.slots
+        .expectMessageClass(NodeSlots.Acquire.class)
+        .replyTo()
+        .tell(new NodeSlots.Refused("t1", "full"));
+    RunCaller.Event e = rig.caller.expectMessageClass(RunCaller.Event.class);
+    assertEquals(Optional.of("E-CLU-002"), ((RunEvent.Finished) e.event()).outcome().code());
+    rig.runtime.expectNoMessage(Duration.ofMillis(100));
+    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+  }
+}
