@@ -44,6 +44,13 @@ final class CapsuleRunProcess {
   /** Starts the command; HOME is {@code home}, run directories go under {@code traceDir}. */
   static CapsuleRunProcess start(Path capsule, Path home, Path traceDir, String task)
       throws IOException {
+    return start(capsule, home, traceDir, task, Map.of());
+  }
+
+  /** As above, with {@code extraEnv} for the command (e.g. {@code CAPSULE_HARNESS_CONTAINMENT}). */
+  static CapsuleRunProcess start(
+      Path capsule, Path home, Path traceDir, String task, Map<String, String> extraEnv)
+      throws IOException {
     Files.createDirectories(home.resolve(".claude"));
     Path err = Files.createTempFile(traceDir.getParent(), "capsule-run", ".stderr");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -72,6 +79,7 @@ final class CapsuleRunProcess {
     env.put("HOME", home.toString());
     env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
     env.put("CAPSULE_VERSION_CACHE", VERSION_CACHE.toString());
+    env.putAll(extraEnv);
     return new CapsuleRunProcess(pb.start(), err);
   }
 
