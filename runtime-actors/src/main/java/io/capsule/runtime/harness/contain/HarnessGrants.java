@@ -20,8 +20,8 @@ import java.util.Objects;
  * @param loopbackPorts services on the host's loopback reachable from inside at the same {@code
  *     127.0.0.1:port} (the sandbox has its own loopback, so a forwarder listens there and tunnels
  *     through the proxy): the run's own tool bridge, whatever the allowlist, and every allowlist
- *     entry {@code 127.0.0.1:port} or {@code localhost:port} (added here, so a harness pointed at
- *     a local API by URL reaches it whether or not it honours the proxy variables)
+ *     entry {@code 127.0.0.1:port} or {@code localhost:port} (added here, so a harness pointed at a
+ *     local API by URL reaches it whether or not it honours the proxy variables)
  */
 public record HarnessGrants(
     List<NetworkEntry> network,
