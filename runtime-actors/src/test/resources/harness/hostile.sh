@@ -6,10 +6,13 @@ allowed=$1 denied=$2 secret=$3 grant=$4 marker=$5
 echo "proxy-allowed $(curl -s --max-time 5 "http://127.0.0.1:$allowed/")"
 echo "proxy-allowed-connect $(curl -s -p --max-time 5 "http://127.0.0.1:$allowed/")"
 echo "proxy-denied $(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$denied/")"
-if curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$allowed/" >/dev/null 2>&1; then
-  echo "direct reached"
+# Directly: the allowed one through the sandbox's own forwarder (policy-checked by the proxy),
+# the denied one not at all (nothing listens on the sandbox's loopback there).
+echo "direct-allowed $(curl -s --noproxy '*' --max-time 5 "http://127.0.0.1:$allowed/")"
+if curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$denied/" >/dev/null 2>&1; then
+  echo "direct-denied reached"
 else
-  echo "direct failed"
+  echo "direct-denied failed"
 fi
 if getent hosts example.com >/dev/null 2>&1; then echo "dns resolved"; else echo "dns none"; fi
 if cat "$secret" >/dev/null 2>&1; then echo "secret read"; else echo "secret hidden"; fi

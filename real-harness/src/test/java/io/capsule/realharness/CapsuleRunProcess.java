@@ -44,7 +44,14 @@ final class CapsuleRunProcess {
   /** Starts the command; HOME is {@code home}, run directories go under {@code traceDir}. */
   static CapsuleRunProcess start(Path capsule, Path home, Path traceDir, String task)
       throws IOException {
-    return start(capsule, home, Optional.of(traceDir), traceDir.getParent(), task);
+    return start(capsule, home, traceDir, task, Map.of());
+  }
+
+  /** As above, with {@code extraEnv} for the command (e.g. {@code CAPSULE_HARNESS_CONTAINMENT}). */
+  static CapsuleRunProcess start(
+      Path capsule, Path home, Path traceDir, String task, Map<String, String> extraEnv)
+      throws IOException {
+    return start(capsule, home, Optional.of(traceDir), traceDir.getParent(), task, extraEnv);
   }
 
   /**
@@ -53,11 +60,16 @@ final class CapsuleRunProcess {
    */
   static CapsuleRunProcess startWithDefaultWorkRoot(Path capsule, Path home, String task)
       throws IOException {
-    return start(capsule, home, Optional.empty(), home, task);
+    return start(capsule, home, Optional.empty(), home, task, Map.of());
   }
 
   private static CapsuleRunProcess start(
-      Path capsule, Path home, Optional<Path> traceDir, Path errDir, String task)
+      Path capsule,
+      Path home,
+      Optional<Path> traceDir,
+      Path errDir,
+      String task,
+      Map<String, String> extraEnv)
       throws IOException {
     Files.createDirectories(home.resolve(".claude"));
     Path err = Files.createTempFile(errDir, "capsule-run", ".stderr");
@@ -93,6 +105,7 @@ final class CapsuleRunProcess {
     env.put("HOME", home.toString());
     env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
     env.put("CAPSULE_VERSION_CACHE", VERSION_CACHE.toString());
+    env.putAll(extraEnv);
     return new CapsuleRunProcess(pb.start(), err);
   }
 

@@ -23,6 +23,21 @@ final class TestCapsule {
    */
   static Path write(Path dir, Path claude, String baseUrl, int maxRetries, List<String> shellAllow)
       throws IOException {
+    return write(dir, claude, baseUrl, maxRetries, shellAllow, List.of(hostPort(baseUrl)));
+  }
+
+  /**
+   * As above with {@code capabilities.network.allow} = api.anthropic.com:443 (the driver's need)
+   * plus {@code allowAlso}: the fake API's {@code host:port} for a contained harness to reach it.
+   */
+  static Path write(
+      Path dir,
+      Path claude,
+      String baseUrl,
+      int maxRetries,
+      List<String> shellAllow,
+      List<String> allowAlso)
+      throws IOException {
     Files.createDirectories(dir);
     StringBuilder y = new StringBuilder();
     y.append("name: real-claude\n")
@@ -59,7 +74,9 @@ final class TestCapsule {
         .append("  env:\n")
         .append("    allow: [HOME, PATH]\n")
         .append("  network:\n")
-        .append("    allow: [\"api.anthropic.com:443\"]\n")
+        .append("    allow: [\"api.anthropic.com:443\"")
+        .append(allowAlso.stream().map(h -> ", " + quoted(h)).reduce("", String::concat))
+        .append("]\n")
         .append("  harness:\n")
         .append("    paths:\n")
         .append("      - path: ~/.claude\n")
@@ -70,6 +87,12 @@ final class TestCapsule {
     y.append("lifecycle:\n  conversation: stateless\n");
     Files.writeString(dir.resolve("murmur.yaml"), y.toString());
     return dir;
+  }
+
+  /** {@code host:port} of an http URL. */
+  static String hostPort(String url) {
+    java.net.URI u = java.net.URI.create(url);
+    return u.getHost() + ":" + u.getPort();
   }
 
   private static String quoted(String s) {

@@ -38,6 +38,14 @@ import org.apache.pekko.stream.Materializer;
  * parent. Nothing of the JVM's environment is inherited: the environment is exactly the applied
  * one.
  *
+ * <p>Containment ({@link HarnessLimits#containment()}, package {@code harness.contain}): unless
+ * off, the spawn first decides it ({@link ContainmentDecided}, with {@code W-CAP-050} when {@code
+ * auto} finds no working sandbox; {@code required} without one is a {@link SpawnFailed} with {@code
+ * E-CAP-051}); contained, the group leader is {@code bwrap} and the harness runs inside its PID
+ * namespace, so every process it starts dies with the sandbox, and SIGINT to the group reaches the
+ * harness while {@code bwrap} ignores it. The run's egress proxy lives as long as this actor; its
+ * refusals come as {@link EgressRefused}.
+ *
  * <p>Its parts: {@link HarnessSpawn} starts and releases the group, {@link HarnessPumps} read
  * stdout and stderr (and say what a leader's exit does to the pipes), {@link HarnessOutput} turns
  * them into events with back-pressure (one batch in flight until the listener's {@link

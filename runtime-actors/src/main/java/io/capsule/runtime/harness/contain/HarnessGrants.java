@@ -17,8 +17,11 @@ import java.util.Objects;
  * @param paths {@code capabilities.harness.paths}, absolute
  * @param readOnly {@code capabilities.filesystem.read_only}
  * @param home the home directory {@code ~/} meant, hidden in the sandbox but for the grants
- * @param loopbackPorts the run's own services on the host's loopback (the tool bridge): reachable
- *     from inside at the same {@code 127.0.0.1:port}, through the proxy, whatever the allowlist
+ * @param loopbackPorts services on the host's loopback reachable from inside at the same {@code
+ *     127.0.0.1:port} (the sandbox has its own loopback, so a forwarder listens there and tunnels
+ *     through the proxy): the run's own tool bridge, whatever the allowlist, and every allowlist
+ *     entry {@code 127.0.0.1:port} or {@code localhost:port} (added here, so a harness pointed at a
+ *     local API by URL reaches it whether or not it honours the proxy variables)
  */
 public record HarnessGrants(
     List<NetworkEntry> network,
@@ -51,7 +54,14 @@ public record HarnessGrants(
     network = List.copyOf(network);
     paths = List.copyOf(paths);
     Objects.requireNonNull(home, "home");
-    loopbackPorts = List.copyOf(loopbackPorts);
+    List<Integer> ports = new java.util.ArrayList<>(loopbackPorts);
+    for (NetworkEntry e : network) {
+      boolean local = e.host().equals("127.0.0.1") || e.host().equals("localhost");
+      if (local && !e.wildcard() && e.port().isPresent() && !ports.contains(e.port().getAsInt())) {
+        ports.add(e.port().getAsInt());
+      }
+    }
+    loopbackPorts = List.copyOf(ports);
   }
 
   /** Without loopback services. */

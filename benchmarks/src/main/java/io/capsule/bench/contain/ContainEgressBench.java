@@ -1,0 +1,129 @@
+package io.capsule.bench.contain;
+
+import com.sun.net.httpserver.HttpServer;
+import io.capsule.config.manifest.NetworkEntry;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import io.capsule.runtime.harness.contain.EgressPolicy;
+import io.capsule.runtime.harness.contain.EgressProxy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What containment costs per outgoing connection (issue #13), beside the direct baseline in the
+ * same run: one HTTP GET with {@code Connection: close} on a new connection to a loopback server,
+ * directly ({@code path=direct}) or the way a contained harness sends it ({@code proxied}: to a
+ * socat forwarder on loopback, over the Unix socket to the run's egress proxy, the allowlist check,
+ * the upstream connect). Each operation checks the answer and throws on a wrong one. Needs {@code
+ * /usr/bin/socat}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 3)
+@Measurement(iterations = 3, time = 4)
+@Fork(1)
+public class ContainEgressBench {
+
+  @Param({"direct", "proxied"})
+  public String path;
+
+  private static final ContainmentConfig CONFIG =
+      ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED);
+
+  private HttpServer server;
+  private EgressProxy proxy;
+  private Process forwarder;
+  private int forwarderPort;
+  private byte[] request;
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException, InterruptedException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    server.createContext(
+        "/",
+        exchange -> {
+          byte[] body = "ok".getBytes(StandardCharsets.US_ASCII);
+          exchange.sendResponseHeaders(200, body.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
+    server.start();
+    int port = server.getAddress().getPort();
+    proxy =
+        EgressProxy.start(
+            new EgressPolicy(List.of(NetworkEntry.parse("127.0.0.1:" + port))),
+            CONFIG,
+            (h, p, r, n) -> {});
+    try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      forwarderPort = free.getLocalPort();
+    }
+    forwarder =
+        new ProcessBuilder(
+                CONFIG.socat().toString(),
+                "TCP-LISTEN:" + forwarderPort + ",bind=127.0.0.1,reuseaddr,fork",
+                "UNIX-CONNECT:" + proxy.socket())
+            .redirectErrorStream(true)
+            .start();
+    awaitListening(forwarderPort);
+    String target = path.equals("direct") ? "/" : "http://127.0.0.1:" + port + "/";
+    request =
+        ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nConnection: close\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    forwarder.destroyForcibly();
+    proxy.close();
+    server.stop(0);
+  }
+
+  @Benchmark
+  public int request() throws IOException {
+    int port = path.equals("direct") ? server.getAddress().getPort() : forwarderPort;
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      s.getOutputStream().write(request);
+      InputStream in = s.getInputStream();
+      String answer = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+      if (!answer.startsWith("HTTP/1.1 200") || !answer.endsWith("ok")) {
+        throw new IllegalStateException("unexpected answer: " + answer);
+      }
+      return answer.length();
+    }
+  }
+
+  private static void awaitListening(int port) throws InterruptedException, IOException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (System.nanoTime() < deadline) {
+      try {
+        new Socket(InetAddress.getLoopbackAddress(), port).close();
+        return;
+      } catch (IOException e) {
+        TimeUnit.MILLISECONDS.sleep(10); // setup only, outside any measurement
+      }
+    }
+    throw new IOException("socat did not listen on " + port + " within 5 s");
+  }
+}
