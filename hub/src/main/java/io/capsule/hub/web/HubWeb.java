@@ -98,20 +98,23 @@ public final class HubWeb {
     return metrics;
   }
 
+  /**
+   * The routes. Each matches its path first and only then the method, so a request for some other
+   * path is left to the hub's other routes with no rejection from these (a POST elsewhere must not
+   * turn into 405 because {@code /healthz} takes only GET).
+   */
   public Route route() {
-    return get(
-        () ->
-            concat(
-                path("healthz", () -> complete(text("ok\n"))),
-                path("readyz", this::ready),
-                path("metrics", this::scrape),
-                pathSingleSlash(() -> page("index.html")),
-                pathPrefix(
-                    "ui",
-                    () ->
-                        path(
-                            PathMatchers.segment(),
-                            file -> FILES.contains(file) ? page(file) : reject()))));
+    return concat(
+        path("healthz", () -> get(() -> complete(text("ok\n")))),
+        path("readyz", () -> get(this::ready)),
+        path("metrics", () -> get(this::scrape)),
+        pathSingleSlash(() -> get(() -> page("index.html"))),
+        pathPrefix(
+            "ui",
+            () ->
+                path(
+                    PathMatchers.segment(),
+                    file -> get(() -> FILES.contains(file) ? page(file) : reject()))));
   }
 
   private Route ready() {

@@ -93,6 +93,9 @@ class HealthRoutesTest {
     HttpResponse<String> ready = awaitStatus("/readyz", 200);
     assertEquals("ready\n", ready.body());
     assertEquals(401, get("/v1/tasks").statusCode(), "the task API still needs its token");
+    assertEquals(405, post("/healthz").statusCode());
+    assertEquals(404, post("/v1/no-such-route").statusCode(), "other paths: no 405 from here");
+    assertEquals(404, get("/ui/../reference.conf").statusCode(), "only the page's own files");
   }
 
   @Test
@@ -121,6 +124,15 @@ class HealthRoutesTest {
   private HttpResponse<String> get(String path) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(hub.apiUrl() + path)).timeout(WAIT).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> post(String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
+            .timeout(WAIT)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
