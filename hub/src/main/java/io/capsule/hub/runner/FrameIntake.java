@@ -7,6 +7,7 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 /**
  * What one runner frame of a task ({@code task.progress}, {@code task.report}) does to the runner's
@@ -40,12 +41,23 @@ final class FrameIntake {
       SequencedFrame f,
       Map<String, RunnerKey> owners,
       long heldBytesBudget) {
+    return take(s, key, f, owners, heldBytesBudget, x -> CODEC.encode(x).length);
+  }
+
+  /** {@code sizer}: a held frame's size in bytes (the encoded frame; tables use a constant). */
+  static Outcome take(
+      RunnerSession s,
+      RunnerKey key,
+      SequencedFrame f,
+      Map<String, RunnerKey> owners,
+      long heldBytesBudget,
+      ToIntFunction<SequencedFrame> sizer) {
     if (!s.openTasks.contains(f.taskId()) && !s.seq.isFinished(f.taskId())) {
       // A runner could otherwise fill the hub with frames of tasks it invents.
       return new NotPlaced(Refusals.notPlaced(key, f, owners));
     }
     Receipt r = s.seq.receive(f);
-    long held = s.held.account(f, r, s.seq.isFinished(f.taskId()), x -> CODEC.encode(x).length);
+    long held = s.held.account(f, r, s.seq.isFinished(f.taskId()), sizer);
     if (held > heldBytesBudget) {
       // Safe to drop: held frames were neither applied nor acknowledged; the runner replays them.
       s.seq.dropHeld();
