@@ -22,7 +22,6 @@ import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
-import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.CloseCodes;
@@ -108,9 +107,11 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   private record HelloTimeout(long id) implements Command {}
 
+  /** The runner's dead-after ran out since its connection ended. */
+  private record Gone(RunnerKey key) implements Command {}
+
   /** A write of one task finished; {@code failure} is null when the store kept it. */
-  private record Written(String task, List<JournalWrite> batch, Throwable failure)
-      implements Command {}
+  record Written(String task, List<JournalWrite> batch, Throwable failure) implements Command {}
 
   /** The events of kept frames entered the event stream: bytes per connection to give back. */
   private record Settled(Map<Long, Integer> bytes) implements Command {}
@@ -125,9 +126,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final Map<String, RunnerKey> taskOwner; // key: HubRestore.owned(project, task)
   private final WriteQueue<JournalWrite> writes = new WriteQueue<>(MAX_BATCH);
   private final Inflow inflow = new Inflow(UNSETTLED_BYTES_PER_CONNECTION, UNSETTLED_BYTES_TOTAL);
-  private final List<CompletableFuture<Done>> stopped = new ArrayList<>();
   private int writing; // journal writes in flight
-  private ProtocolException failure; // the store's, once a write failed
 
   static Behavior<Command> create(
       ProtocolConfig config,
@@ -176,6 +175,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .onMessage(Settled.class, this::onSettled)
         .onMessage(Closed.class, this::onClosed)
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
+        .onMessage(Gone.class, this::onGone)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
@@ -262,6 +262,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
     s.conn = c;
     s.lastHello = h;
+    timers.cancel(key); // back within dead-after: its tasks stay
     publish(key, s); // before the event: whoever sees RunnerUp must find the runner connected
     waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
     getContext().getLog().info("{}: hello on connection {}", key, c.id());
@@ -309,51 +310,31 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private void onSequenced(
       RunnerConn c, RunnerSession s, SequencedFrame sf, List<CompletionStage<Done>> waits) {
     RunnerKey key = c.opened.key();
-    if (!s.openTasks.contains(sf.taskId()) && !s.seq.isFinished(sf.taskId())) {
-      // Not placed on this runner: never applied, never held (a runner could otherwise fill the
-      // hub with frames of tasks it invents). The connection stays: its own tasks go on.
-      onRejected(c, Refusals.notPlaced(key, sf, taskOwner), waits);
-      return;
-    }
-    Receipt r = s.seq.receive(sf);
-    long held = s.held.account(sf, r, s.seq.isFinished(sf.taskId()), f -> CODEC.encode(f).length);
-    if (held > config.heldBytesBudget()) {
-      // Nothing applied is lost: held frames were neither applied nor acknowledged, and the
-      // runner replays them in order on its next connection.
+    FrameIntake.Outcome outcome = FrameIntake.take(s, key, sf, taskOwner, config.heldBytesBudget());
+    if (outcome instanceof FrameIntake.NotPlaced n) {
+      onRejected(c, n.why(), waits); // the connection stays: its own tasks go on
+    } else if (outcome instanceof FrameIntake.OverBudget o) {
       refuse(
           c,
           Code.E_PRO_013,
           "held out-of-order frames reached "
-              + held
+              + o.heldBytes()
               + " bytes, over the budget of "
               + config.heldBytesBudget());
-      s.seq.dropHeld();
-      s.held.clear();
       close(c, CloseCodes.POLICY_VIOLATION, "E-PRO-013");
-    }
-    if (r.isGap()) {
-      getContext()
-          .getLog()
-          .debug("{}: {} seq {} waits for {}", key, sf.taskId(), sf.seq(), r.expected());
-    }
-    if (r.applied().isEmpty()) {
-      if (sf instanceof TaskReport || r.status() == Receipt.Status.FINISHED) {
-        ackIfDue(s, true); // a replayed frame of a finished task: tell the runner again
+    } else if (outcome instanceof FrameIntake.Nothing n) {
+      ackIfDue(s, n.ackAgain());
+    } else if (outcome instanceof FrameIntake.Apply a) {
+      List<JournalWrite> group = new ArrayList<>();
+      for (SequencedFrame applied : a.frames()) {
+        int bytes = CODEC.encode(applied).length;
+        HubJournal.Entry entry = new HubJournal.Entry(key, Direction.APPLIED, applied);
+        group.add(new JournalWrite.Applied(c.id(), entry, bytes));
+        inflow.add(c.id(), bytes);
       }
-      return;
+      s.acks.sent(sf.taskId(), group.size(), a.frames().get(0).seq() - 1);
+      write(HubRestore.owned(key.projectId(), sf.taskId()), group);
     }
-    // What one frame applies (itself, and the held ones a filled gap releases) is one group: a
-    // task's entity keeps it all or none.
-    List<JournalWrite> group = new ArrayList<>();
-    for (SequencedFrame applied : r.applied()) {
-      int bytes = CODEC.encode(applied).length;
-      group.add(
-          new JournalWrite.Applied(
-              c.id(), new HubJournal.Entry(key, Direction.APPLIED, applied), bytes));
-      inflow.add(c.id(), bytes);
-    }
-    s.acks.sent(sf.taskId(), group.size(), r.applied().get(0).seq() - 1);
-    write(HubRestore.owned(key.projectId(), sf.taskId()), group);
   }
 
   private void write(String task, List<JournalWrite> group) {
@@ -374,13 +355,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private Behavior<Command> onWritten(Written w) {
     writing--;
     if (w.failure() != null) {
-      failure = storeFailure(w.failure());
-      getContext().getLog().error("hub stops: {}", failure.diagnostic());
-      lose(w.batch());
+      ProtocolException e = storeFailure(w.failure());
+      getContext().getLog().error("hub stops: {}", e.diagnostic());
+      HubDrain.lose(w.batch(), e);
+      HubDrain.lose(writes.drain(), e);
       for (RunnerConn c : conns.values()) {
         close(c, CloseCodes.INTERNAL_ERROR, "E-PRO-010");
       }
-      return drain();
+      return HubDrain.start(events, conns, List.of(), writing, e);
     }
     applyKept(w.batch());
     start(w.task(), writes.done(w.task()));
@@ -468,6 +450,16 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       s.conn = null;
       publish(c.opened.key(), s);
       events.offer(new HubEvent.RunnerDown(c.opened.key(), closed.reason()));
+      timers.startSingleTimer(c.opened.key(), new Gone(c.opened.key()), config.deadAfter());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onGone(Gone g) {
+    RunnerSession s = sessions.get(g.key());
+    if (s != null && s.conn == null && !s.openTasks.isEmpty()) {
+      getContext().getLog().info("{}: away past dead-after with {}", g.key(), s.openTasks);
+      events.offer(new HubEvent.RunnerGone(g.key(), s.openTasks));
     }
     return this;
   }
@@ -479,7 +471,16 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       Message message = Wire.cappedNext(s.seq, a.assign(), config.frameCapBytes());
       TaskAssign numbered = s.seq.emit(a.assign());
       s.openTasks.add(numbered.taskId());
-      taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
+      RunnerKey before =
+          taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
+      if (before != null && !before.equals(a.key()) && sessions.containsKey(before)) {
+        // Placed again: the old runner no longer owns it (its late frames are refused) and is
+        // never re-sent its assign. What it applied stays in the journal: the re-run keeps it.
+        RunnerSession old = sessions.get(before);
+        old.openTasks.remove(numbered.taskId());
+        old.seq.release(numbered.taskId());
+        publish(before, old);
+      }
       sendWhenKept(
           a.key(),
           s,
@@ -553,106 +554,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onShutdown(Shutdown s) {
-    stopped.add(s.done());
     for (RunnerConn c : conns.values()) {
       close(c, CloseCodes.NORMAL, "hub shutting down");
     }
-    return drain();
+    HubDrain.lose(writes.drain(), new IllegalStateException("the hub stopped"));
+    return HubDrain.start(events, conns, List.of(s.done()), writing, null);
   }
 
-  /**
-   * The last phase, after a {@link Shutdown} or a store failure: no new work (requests are refused,
-   * frames waiting for a write are dropped: never acked, so their runners replay them to the next
-   * hub), while the writes in flight finish and what they kept is published as usual, so that
-   * everything the journal has was published once. Then the event stream ends: completed, or failed
-   * with the store's {@code E-PRO-010}. Runners resume against the restarted hub, which restores
-   * from the same journal.
-   */
-  private Behavior<Command> drain() {
-    lose(writes.drain());
-    if (writing == 0) {
-      return stopIfDrained();
-    }
-    return Behaviors.receive(Command.class)
-        .onMessage(Written.class, this::onWrittenWhileDraining)
-        .onMessage(Assign.class, a -> refuse(a.reply()))
-        .onMessage(Cancel.class, c -> refuse(c.reply()))
-        .onMessage(Kick.class, k -> refuse(k.reply()))
-        .onMessage(Inbound.class, in -> same(in.done().complete(Done.getInstance())))
-        .onMessage(Opened.class, o -> same(o.control().complete(new ServerSocket.Drop())))
-        .onMessage(Closed.class, c -> same(onClosed(c)))
-        .onMessage(
-            Shutdown.class,
-            sd -> {
-              stopped.add(sd.done());
-              return stopIfDrained();
-            })
-        .onAnyMessage(m -> Behaviors.same())
-        .build();
-  }
-
-  private Behavior<Command> onWrittenWhileDraining(Written w) {
-    writing--;
-    if (w.failure() == null) {
-      applyKept(w.batch());
-    } else {
-      failure = failure == null ? storeFailure(w.failure()) : failure;
-      lose(w.batch());
-    }
-    return stopIfDrained();
-  }
-
-  private Behavior<Command> stopIfDrained() {
-    if (writing > 0) {
-      return Behaviors.same();
-    }
-    if (failure == null) {
-      events.complete();
-    } else {
-      events.fail(failure);
-    }
-    CompletionStage<Done> drained = events.drained();
-    stopped.forEach(d -> drained.thenRun(() -> d.complete(Done.getInstance())));
-    if (!stopped.isEmpty()) {
-      return Behaviors.stopped();
-    }
-    // A store failure ended it: refuse until the owner's Shutdown, which then stops at once.
-    return Behaviors.receive(Command.class)
-        .onMessage(Assign.class, a -> refuse(a.reply()))
-        .onMessage(Cancel.class, c -> refuse(c.reply()))
-        .onMessage(Kick.class, k -> refuse(k.reply()))
-        .onMessage(Inbound.class, in -> same(in.done().complete(Done.getInstance())))
-        .onMessage(Opened.class, o -> same(o.control().complete(new ServerSocket.Drop())))
-        .onMessage(
-            Shutdown.class,
-            sd -> {
-              drained.thenRun(() -> sd.done().complete(Done.getInstance()));
-              return Behaviors.stopped();
-            })
-        .onAnyMessage(m -> Behaviors.same())
-        .build();
-  }
-
-  private Behavior<Command> refuse(CompletableFuture<?> reply) {
-    reply.completeExceptionally(
-        failure != null ? failure : new IllegalStateException("the hub is shutting down"));
-    return Behaviors.same();
-  }
-
-  private static Behavior<Command> same(Object ignored) {
-    return Behaviors.same();
-  }
-
-  private void lose(List<JournalWrite> batch) {
-    for (JournalWrite jw : batch) {
-      if (jw instanceof JournalWrite.Sent sent) {
-        sent.lost()
-            .accept(failure != null ? failure : new IllegalStateException("the hub stopped"));
-      }
-    }
-  }
-
-  private static ProtocolException storeFailure(Throwable failure) {
+  static ProtocolException storeFailure(Throwable failure) {
     return failure instanceof ProtocolException p
         ? p
         : new ProtocolException(
@@ -679,14 +588,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private void publish(RunnerKey key, RunnerSession s) {
-    Hello h = s.lastHello;
-    snapshot.put(
-        key,
-        new RunnerInfo(
-            key,
-            s.conn != null,
-            h == null ? "" : h.runnerVersion(),
-            h == null ? List.of() : h.capabilities(),
-            s.openTasks));
+    snapshot.put(key, s.info(key));
   }
 }

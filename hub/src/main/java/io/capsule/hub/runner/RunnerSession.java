@@ -3,6 +3,7 @@ package io.capsule.hub.runner;
 import io.capsule.protocol.frame.Hello;
 import io.capsule.protocol.seq.SeqState;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -24,5 +25,16 @@ final class RunnerSession {
 
   RunnerSession(SeqState seq) {
     this.seq = seq;
+  }
+
+  /** What the hub shows of this runner now. */
+  RunnerInfo info(RunnerKey key) {
+    Hello h = lastHello;
+    return new RunnerInfo(
+        key,
+        conn != null,
+        h == null ? "" : h.runnerVersion(),
+        h == null ? List.of() : h.capabilities(),
+        openTasks);
   }
 }
