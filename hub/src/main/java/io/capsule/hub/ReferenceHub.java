@@ -82,7 +82,7 @@ public final class ReferenceHub {
       String host,
       int port,
       HubJournal journal) {
-    TaskBook book = new TaskBook();
+    TaskBook book = new TaskBook(!(journal instanceof PersistentHubJournal));
     journal.recorded().forEach(entry -> restore(book, entry));
     HubServer hub = HubServer.create(system, config, tokens, journal);
     var settings = system.settings().config().getConfig("capsule.hub");

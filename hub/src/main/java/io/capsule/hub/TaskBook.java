@@ -34,7 +34,11 @@ final class TaskBook {
     // Empty while the task waits in the project's queue; set once when it is placed.
     private Optional<RunnerKey> runner;
     private Optional<String> waiting = Optional.empty();
+    // Every entry without a store; with one only the unplaced report (the journal has the rest),
+    // so a hub's heap does not grow with every event of every task it ever ran.
     private final List<TaskEntry> log = new ArrayList<>();
+    private boolean keepsLog = true;
+    private int events;
     private final List<Consumer<TaskEntry>> subscribers = new ArrayList<>();
     // Ended without a runner: its closing report is in this book only, never in a task journal.
     private boolean endedUnplaced;
@@ -123,7 +127,7 @@ final class TaskBook {
       n.put("state", state);
       waiting.ifPresent(w -> n.put("waiting", w));
       n.put("cancel_requested", cancelRequested);
-      n.put("events", log.size());
+      n.put("events", events);
       return n;
     }
 
@@ -154,7 +158,10 @@ final class TaskBook {
     }
 
     private synchronized void append(TaskEntry e) {
-      log.add(e);
+      events++;
+      if (keepsLog || endedUnplaced) {
+        log.add(e);
+      }
       for (Consumer<TaskEntry> s : List.copyOf(subscribers)) {
         s.accept(e);
       }
@@ -185,6 +192,20 @@ final class TaskBook {
   }
 
   private final Map<String, Task> tasks = new ConcurrentHashMap<>();
+  private final boolean keepsLogs;
+
+  /** A book that keeps every task's events: the hub has no store to read them from. */
+  TaskBook() {
+    this(true);
+  }
+
+  /**
+   * @param keepsLogs false when the hub's store holds the events (its events endpoint reads them
+   *     there): the book then counts them instead of keeping them
+   */
+  TaskBook(boolean keepsLogs) {
+    this.keepsLogs = keepsLogs;
+  }
 
   /**
    * Ids of tasks this book forgot ({@link #forget}). The hub's sequencing still knows them (their
@@ -194,6 +215,9 @@ final class TaskBook {
 
   /** Records a submitted task; false when the id is taken. */
   boolean add(Task task) {
+    synchronized (task) {
+      task.keepsLog = keepsLogs;
+    }
     return tasks.putIfAbsent(task.id, task) == null;
   }
 

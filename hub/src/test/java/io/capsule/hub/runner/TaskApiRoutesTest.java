@@ -43,7 +43,14 @@ class TaskApiRoutesTest {
   void start() throws Exception {
     hub =
         ReferenceHub.start(
-                kit.system(), WsFixture.fast().build(), WsFixture.TOKENS, PROJECT, "127.0.0.1", 0)
+                kit.system(),
+                // The raw runners answer no ping: a long dead-after keeps them connected while a
+                // loaded machine serves the first requests slowly (2 s dropped them here).
+                WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
+                WsFixture.TOKENS,
+                PROJECT,
+                "127.0.0.1",
+                0)
             .toCompletableFuture()
             .get(20, TimeUnit.SECONDS);
     runner = new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-a"));
