@@ -2,31 +2,45 @@ package io.capsule.driver.engine;
 
 import io.capsule.driver.wasm.WasmInstance;
 import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * A wasmtime memory seen through the binding's little-endian direct buffer, fetched lazily and
- * dropped by {@link #invalidate()} after anything that may grow the memory (the buffer goes stale
- * on growth): after every guest call. One class for a single instance and for a WASI graph.
+ * A wasmtime memory seen through the binding's little-endian direct buffer. A guest call may grow
+ * the memory, after which the buffer is stale (too short, and possibly moved), so {@link
+ * #invalidate()} is called after every guest call; the next access then asks the memory's size (a
+ * cheap call) and fetches a new buffer only when the size changed. Memory only moves when it grows,
+ * so an unchanged size means the view is still right: a call that lowers a batch through many
+ * {@code cabi_realloc} calls usually fetches one view, not one per allocation. One class for a
+ * single instance and for a WASI graph.
  */
 class WasmtimeBufferMemory extends CheckedGuestMemory {
 
   private final Supplier<ByteBuffer> fetch;
+  private final LongSupplier currentSize;
   private ByteBuffer buffer;
+  private boolean unchecked;
 
-  WasmtimeBufferMemory(WasmInstance owner, Supplier<ByteBuffer> fetch) {
+  /**
+   * @param fetch a fresh view of the whole memory
+   * @param currentSize the memory's size in bytes now
+   */
+  WasmtimeBufferMemory(WasmInstance owner, Supplier<ByteBuffer> fetch, LongSupplier currentSize) {
     super(owner);
     this.fetch = fetch;
+    this.currentSize = currentSize;
   }
 
+  /** The guest ran: check the view against the memory's size before the next access. */
   void invalidate() {
-    buffer = null;
+    unchecked = true;
   }
 
   private ByteBuffer buf() {
-    if (buffer == null) {
+    if (buffer == null || (unchecked && currentSize.getAsLong() != buffer.capacity())) {
       buffer = fetch.get();
     }
+    unchecked = false;
     return buffer;
   }
 

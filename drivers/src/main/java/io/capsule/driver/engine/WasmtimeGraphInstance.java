@@ -78,7 +78,9 @@ final class WasmtimeGraphInstance implements WasmInstance {
         memory = export(main, "memory").memory();
         guestMemory =
             new WasmtimeBufferMemory(
-                this, () -> memory.buffer(store).order(ByteOrder.LITTLE_ENDIAN));
+                this,
+                () -> memory.buffer(store).order(ByteOrder.LITTLE_ENDIAN),
+                () -> memory.dataSize(store));
       }
     }
   }

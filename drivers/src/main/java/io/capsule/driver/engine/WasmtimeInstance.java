@@ -40,7 +40,7 @@ final class WasmtimeInstance implements WasmInstance {
     this.deadline = deadline;
     this.deadlineTicks = EpochTicker.ticks(deadline);
     this.memory = instance.getMemory(store, "memory").orElse(null);
-    this.guestMemory = new WasmtimeBufferMemory(this, this::buffer);
+    this.guestMemory = new WasmtimeBufferMemory(this, this::buffer, () -> memory.dataSize(store));
     this.exports =
         new WasmtimeExports(
             store,
