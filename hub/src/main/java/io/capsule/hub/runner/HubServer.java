@@ -92,9 +92,6 @@ public final class HubServer {
   private final WebSocketSettings wsSettings;
   private final LoggingAdapter log;
   private volatile ServerBinding binding;
-  private final java.util.concurrent.atomic.AtomicBoolean closing =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private final CompletableFuture<Done> stopped = new CompletableFuture<>();
 
   private HubServer(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
@@ -221,21 +218,18 @@ public final class HubServer {
     return reply;
   }
 
-  /**
-   * Unbinds (open connections are ended) and stops the hub's actor once the journal writes in
-   * flight finished; completes when every event is in {@link #events()}.
-   */
+  /** Unbinds (open connections are ended) and stops the hub's actor. */
   public CompletionStage<Done> close() {
-    if (!closing.compareAndSet(false, true)) {
-      return stopped; // a second close waits for the first: the actor takes one Shutdown
-    }
     ServerBinding b = binding;
     CompletionStage<Done> unbound =
         b == null
             ? CompletableFuture.completedFuture(Done.getInstance())
             : b.terminate(java.time.Duration.ofSeconds(3)).thenApply(t -> Done.getInstance());
-    unbound.thenRun(() -> core.tell(new HubCore.Shutdown(stopped)));
-    return stopped;
+    return unbound.thenApply(
+        d -> {
+          core.tell(new HubCore.Shutdown());
+          return d;
+        });
   }
 
   private HttpResponse accept(HttpRequest request) {
