@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
@@ -44,11 +45,17 @@ public final class ReferenceHub {
   private final HubServer hub;
   private final ServerBinding binding;
   private final CompletionStage<Done> events;
+  private final Optional<Cancellable> retention;
 
-  private ReferenceHub(HubServer hub, ServerBinding binding, CompletionStage<Done> events) {
+  private ReferenceHub(
+      HubServer hub,
+      ServerBinding binding,
+      CompletionStage<Done> events,
+      Optional<Cancellable> retention) {
     this.hub = hub;
     this.binding = binding;
     this.events = events;
+    this.retention = retention;
   }
 
   /** Binds on {@code host:port} (port 0: a free one) for {@code projectId}; remembers nothing. */
@@ -106,10 +113,36 @@ public final class ReferenceHub {
             roll,
             reads(journal),
             sseSettings(system.settings().config()));
+    Optional<Cancellable> sweeps = retention(system, settings.getDuration("retention"), queue);
     return Http.get(system)
         .newServerAt(host, port)
         .bind(concat(hub.route(), api.route()))
-        .thenApply(b -> new ReferenceHub(hub, b, events));
+        .thenApply(b -> new ReferenceHub(hub, b, events, sweeps));
+  }
+
+  /**
+   * Forgets finished tasks older than {@code keep} (0: never), checking every half of it, at least
+   * every minute and at most every second: a task outlives its retention by at most that interval.
+   */
+  private static Optional<Cancellable> retention(
+      ActorSystem<?> system, Duration keep, TaskQueue queue) {
+    if (keep.isNegative()) {
+      throw new IllegalArgumentException("capsule.hub.retention must be >= 0, not " + keep);
+    }
+    if (keep.isZero()) {
+      return Optional.empty();
+    }
+    Duration every = keep.dividedBy(2);
+    every = every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every;
+    every = every.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : every;
+    return Optional.of(
+        system
+            .scheduler()
+            .scheduleWithFixedDelay(
+                every,
+                every,
+                () -> queue.sweep(java.time.Instant.now().minus(keep)),
+                system.executionContext()));
   }
 
   /**
@@ -207,6 +240,7 @@ public final class ReferenceHub {
   }
 
   public CompletionStage<Done> stop() {
+    retention.ifPresent(Cancellable::cancel);
     return binding.terminate(Duration.ofSeconds(3)).thenCompose(t -> hub.close());
   }
 }
