@@ -61,8 +61,8 @@ import org.apache.pekko.stream.javadsl.Source;
  *       path); placed on that runner or the least loaded one that runs the capsule and has a free
  *       slot (201, {@code assigned}), else queued (201, {@code queued}; placed when a runner frees
  *       a slot or connects), or 429 with {@code Retry-After} when the queue is full.
- *   <li>{@code DELETE /v1/tasks/{id}} (admin tokens only): forgets a finished task: 204; 409 while
- *       it runs, 404 when unknown.
+ *   <li>{@code DELETE /v1/tasks/{id}} (admin tokens only): forgets a finished task, stored first so
+ *       a restart keeps it forgotten: 204; 409 while it runs, 404 when unknown.
  *   <li>{@code GET /v1/tasks[?state=S][&capsule=C]}: every task (or those in state S, of capsule
  *       C), by id: id, capsule, runner, state, events, whether a cancel was requested (no bodies).
  *   <li>{@code GET /v1/tasks/{id}}: state, counts and the report once it arrived.
@@ -71,7 +71,9 @@ import org.apache.pekko.stream.javadsl.Source;
  *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
- *       ?after=N}.
+ *       ?after=N}. With a store, read from the task's journal there plus this node's live push
+ *       ({@link TaskEventStream}); a watcher that falls behind gets a last {@code event: error}
+ *       ({@code E-API-007}).
  *   <li>{@code GET /v1/runners}: every connected runner, and a disconnected one for {@code
  *       capsule.hub.runner-age-out} after it dropped: id, connected, its capabilities, the capsules
  *       and slots it announced (as placement reads them), its open tasks and how many.

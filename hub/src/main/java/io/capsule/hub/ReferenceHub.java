@@ -27,8 +27,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
@@ -49,11 +49,17 @@ public final class ReferenceHub {
   private final HubServer hub;
   private final GuardedBinding binding;
   private final CompletionStage<Done> events;
+  private final Optional<Cancellable> retention;
 
-  private ReferenceHub(HubServer hub, GuardedBinding binding, CompletionStage<Done> events) {
+  private ReferenceHub(
+      HubServer hub,
+      GuardedBinding binding,
+      CompletionStage<Done> events,
+      Optional<Cancellable> retention) {
     this.hub = hub;
     this.binding = binding;
     this.events = events;
+    this.retention = retention;
   }
 
   /** Binds on {@code host:port} (port 0: a free one) for {@code projectId}; remembers nothing. */
@@ -115,6 +121,7 @@ public final class ReferenceHub {
             roll,
             reads(journal),
             sseSettings(system.settings().config()));
+    Optional<Cancellable> sweeps = retention(system, settings.getDuration("retention"), queue);
     // The guarded edge, not a plain binding: slow or idle connections must not lock runners out
     // (capsule.hub.http.*: a header deadline, per-address and total caps).
     return GuardedBinding.bind(
@@ -123,7 +130,32 @@ public final class ReferenceHub {
             port,
             concat(hub.route(), api.route(), web.route()),
             GuardedBinding.Limits.fromConfig(system.settings().config()))
-        .thenApply(b -> new ReferenceHub(hub, b, events));
+        .thenApply(b -> new ReferenceHub(hub, b, events, sweeps));
+  }
+
+  /**
+   * Forgets finished tasks older than {@code keep} (0: never), checking every half of it, at least
+   * every minute and at most every second: a task outlives its retention by at most that interval.
+   */
+  private static Optional<Cancellable> retention(
+      ActorSystem<?> system, Duration keep, TaskQueue queue) {
+    if (keep.isNegative()) {
+      throw new IllegalArgumentException("capsule.hub.retention must be >= 0, not " + keep);
+    }
+    if (keep.isZero()) {
+      return Optional.empty();
+    }
+    Duration every = keep.dividedBy(2);
+    every = every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every;
+    every = every.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : every;
+    return Optional.of(
+        system
+            .scheduler()
+            .scheduleWithFixedDelay(
+                every,
+                every,
+                () -> queue.sweep(java.time.Instant.now().minus(keep)),
+                system.executionContext()));
   }
 
   /**
@@ -239,6 +271,7 @@ public final class ReferenceHub {
   }
 
   public CompletionStage<Done> stop() {
+    retention.ifPresent(Cancellable::cancel);
     return binding.terminate().thenCompose(t -> hub.close());
   }
 }

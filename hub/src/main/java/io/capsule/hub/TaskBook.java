@@ -38,6 +38,8 @@ final class TaskBook {
     // so a hub's heap does not grow with every event of every task it ever ran.
     private final List<TaskEntry> log = new ArrayList<>();
     private boolean keepsLog = true;
+    // When this hub learned the task finished (its report, or its end unplaced): for retention.
+    private Optional<java.time.Instant> finishedAt = Optional.empty();
     private int events;
     private final List<Consumer<TaskEntry>> subscribers = new ArrayList<>();
     // Ended without a runner: its closing report is in this book only, never in a task journal.
@@ -104,6 +106,7 @@ final class TaskBook {
       r.put("summary", why);
       report = Optional.of(r);
       endedUnplaced = true;
+      finishedAt = Optional.of(java.time.Instant.now());
       append(new TaskEntry(1, "report", r));
     }
 
@@ -178,6 +181,7 @@ final class TaskBook {
 
     private synchronized void onReport(TaskReport r) {
       report = Optional.of(r.report().json());
+      finishedAt = Optional.of(java.time.Instant.now());
       state = r.report().status();
       append(TaskEntry.of(r));
     }
@@ -250,6 +254,19 @@ final class TaskBook {
       tasks.remove(id, t);
       return Forget.FORGOTTEN;
     }
+  }
+
+  /** Ids of the tasks whose finish this hub learned before {@code cutoff}: retention's harvest. */
+  List<String> finishedBefore(java.time.Instant cutoff) {
+    return tasks.values().stream()
+        .filter(
+            t -> {
+              synchronized (t) {
+                return t.finishedAt.filter(at -> at.isBefore(cutoff)).isPresent();
+              }
+            })
+        .map(t -> t.id)
+        .toList();
   }
 
   /** A task deleted before a restart: dropped, and its id not taken again. */

@@ -295,6 +295,15 @@ final class TaskQueue {
         .thenApply(done -> book.forget(taskId));
   }
 
+  /**
+   * Forgets, as a DELETE would (stored, so a restart keeps them forgotten), every task that
+   * finished before {@code cutoff} ({@code capsule.hub.retention}). A deletion the store refuses is
+   * tried again at the next sweep.
+   */
+  void sweep(java.time.Instant cutoff) {
+    book.finishedBefore(cutoff).forEach(this::forget);
+  }
+
   /** Places what can be placed now; call it whenever a runner connects or a slot frees. */
   void drain() {
     List<Pending> placeNow;

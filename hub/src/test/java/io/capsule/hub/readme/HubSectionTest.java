@@ -72,7 +72,7 @@ class HubSectionTest {
   void everyDefaultTheSectionGivesIsTheConfiguredOne() throws IOException {
     Config config = ConfigFactory.load();
     Matcher m =
-        Pattern.compile("`(capsule\\.[a-z.-]+)`\\s+\\(([0-9]+)(?:\\s*(s|minutes))?\\)")
+        Pattern.compile("`(capsule\\.[a-z.-]+)`\\s+\\(([0-9]+)(?:\\s*(s|minutes|days))?\\)")
             .matcher(section());
     int checked = 0;
     while (m.find()) {
@@ -82,11 +82,16 @@ class HubSectionTest {
       if (unit == null) {
         assertEquals(value, config.getLong(key), key);
       } else {
-        Duration d = unit.equals("s") ? Duration.ofSeconds(value) : Duration.ofMinutes(value);
+        Duration d =
+            switch (unit) {
+              case "s" -> Duration.ofSeconds(value);
+              case "minutes" -> Duration.ofMinutes(value);
+              default -> Duration.ofDays(value);
+            };
         assertEquals(d, config.getDuration(key), key);
       }
       checked++;
     }
-    assertTrue(checked >= 4, "the section's defaults: " + checked);
+    assertTrue(checked >= 5, "the section's defaults: " + checked);
   }
 }

@@ -1,0 +1,143 @@
+package io.capsule.hub.runner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.HubCluster;
+import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.store.HubStore;
+import io.capsule.hub.store.PersistentHubJournal;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.frame.TaskReportBody;
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.protocol.token.TokenScope;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code capsule.hub.retention} on a real store (H2 file): a finished task is forgotten once its
+ * retention passed (here 1 ms, so at the first sweep, a second after start) and stays forgotten
+ * after a restart; a task still running at that sweep is kept.
+ */
+class RetentionTest {
+  private static final String PROJECT = "p-retention";
+  private static final FrameCodec CODEC = FrameCodec.shared();
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final ActorTestKit kit =
+      ActorTestKit.create(
+          ConfigFactory.parseString("capsule.hub.retention = 1ms")
+              .withFallback(ConfigFactory.load()));
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final String token =
+      WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+  private final List<ActorTestKit> nodes = new ArrayList<>();
+  private ReferenceHub hub;
+
+  @TempDir Path state;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (hub != null) {
+      hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+    kit.shutdownTestKit();
+    nodes.forEach(ActorTestKit::shutdownTestKit);
+  }
+
+  private ActorTestKit storeNode() {
+    HubStore store = HubStore.h2File(state);
+    store.migrate();
+    ActorTestKit node =
+        ActorTestKit.create(
+            "store",
+            store
+                .pekkoConfig()
+                .withFallback(HubCluster.singleNode())
+                .withFallback(ConfigFactory.load()));
+    nodes.add(node);
+    return node;
+  }
+
+  private void startOn(ActorTestKit node) throws Exception {
+    hub =
+        ReferenceHub.start(
+                kit.system(),
+                // The raw runner answers no ping: a long dead-after keeps it while the store warms.
+                WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
+                WsFixture.TOKENS,
+                PROJECT,
+                "127.0.0.1",
+                0,
+                PersistentHubJournal.open(node.system(), Duration.ofSeconds(20)))
+            .toCompletableFuture()
+            .get(20, TimeUnit.SECONDS);
+  }
+
+  private HttpResponse<String> send(String method, String path, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
+            .header("Authorization", "Bearer " + token)
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .timeout(WsFixture.WAIT)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aFinishedTaskIsForgottenAfterItsRetentionAndStaysForgottenAfterARestart() throws Exception {
+    ActorTestKit first = storeNode();
+    startOn(first);
+    WsFixture.RawPeer runner =
+        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-a"));
+    runner.send(WsFixture.hello(PROJECT, "ack", "capsule:hello", "slots:2"));
+    WsFixture.await(runner.received, s -> s.contains("\"type\":\"ack\""));
+    for (String id : new String[] {"t-done", "t-running"}) {
+      String body = "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"" + id + "\"}";
+      assertEquals(201, send("POST", "/v1/tasks", body).statusCode());
+      WsFixture.await(runner.received, s -> s.contains("task.assign") && s.contains(id));
+    }
+    runner.send(
+        CODEC.encodeToString(
+            new TaskReport(
+                    TaskReportBody.builder("t-done", "done", new UsageSplit(1, 2, 3, 4, 5)).build())
+                .withSeq(1)));
+
+    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
+    HttpResponse<String> done = send("GET", "/v1/tasks/t-done", null);
+    while (done.statusCode() != 404) {
+      assertTrue(System.nanoTime() < deadline, "t-done is still kept: " + done.body());
+      done = send("GET", "/v1/tasks/t-done", null);
+    }
+    assertEquals("E-API-002", JSON.readTree(done.body()).get("code").asText());
+    assertEquals(200, send("GET", "/v1/tasks/t-running", null).statusCode(), "still running");
+
+    hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    hub = null;
+    first.shutdownTestKit();
+    startOn(storeNode());
+    assertEquals(404, send("GET", "/v1/tasks/t-done", null).statusCode(), "after the restart");
+    HttpResponse<String> again =
+        send("POST", "/v1/tasks", "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-done\"}");
+    assertEquals("E-API-003", JSON.readTree(again.body()).get("code").asText(), again.body());
+    assertEquals(200, send("GET", "/v1/tasks/t-running", null).statusCode());
+  }
+}
