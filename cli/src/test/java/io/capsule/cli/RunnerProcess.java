@@ -84,6 +84,16 @@ final class RunnerProcess implements AutoCloseable {
     }
   }
 
+  /** The URL of the node it last said it is connected to ("" before it said so). */
+  String connectedUrl() {
+    String prefix = "runner: connected to ";
+    String url = "";
+    for (String l : output()) {
+      url = l.startsWith(prefix) ? l.substring(prefix.length()) : url;
+    }
+    return url;
+  }
+
   /**
    * Milliseconds from {@code since} until the runner said it is connected to a node other than
    * {@code deadUrl}.
