@@ -2,11 +2,11 @@ package io.capsule.hub;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
-import io.capsule.hub.metrics.HubEventLog;
-import io.capsule.hub.metrics.HubMetrics;
 import com.typesafe.config.Config;
 import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.http.GuardedBinding;
+import io.capsule.hub.metrics.HubEventLog;
+import io.capsule.hub.metrics.HubMetrics;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -108,8 +108,7 @@ public final class ReferenceHub {
         new RunnerRoll(java.time.Clock.systemUTC(), settings.getDuration("runner-age-out"));
     CompletionStage<Done> events =
         hub.events()
-            .runWith(
-                Sink.foreach(e -> record(book, queue, roll, e, web.metrics(), steps)), system);
+            .runWith(Sink.foreach(e -> record(book, queue, roll, e, web.metrics(), steps)), system);
     HubApi api =
         new HubApi(
             system,
