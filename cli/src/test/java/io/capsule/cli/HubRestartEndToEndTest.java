@@ -136,9 +136,10 @@ class HubRestartEndToEndTest {
     assertEquals("finished\n", Files.readString(finished)); // it printed everything
 
     hubProcess = startHub();
+    List<String> said = hubSaid(); // the hub's output thread still appends: read a copy
     assertTrue(
-        hubOutput.stream().anyMatch(l -> l.contains("restored")),
-        "the hub says what it restored: " + hubOutput);
+        said.stream().anyMatch(l -> l.contains("restored")),
+        "the hub says what it restored: " + said);
     JsonNode listed = null;
     for (JsonNode t : api.get("/v1/tasks")) {
       listed = t.get("id").asText().equals("t-paced") ? t : listed;
@@ -220,9 +221,17 @@ class HubRestartEndToEndTest {
     return List.of("--state-dir", state.toString());
   }
 
+  private List<String> hubSaid() {
+    synchronized (hubOutput) {
+      return List.copyOf(hubOutput);
+    }
+  }
+
   /** Starts {@code capsule hub} and returns once it listens (it prints its URLs then). */
   private Process startHub() throws Exception {
-    hubOutput.clear();
+    synchronized (hubOutput) {
+      hubOutput.clear();
+    }
     List<String> command =
         new ArrayList<>(
             List.of(
