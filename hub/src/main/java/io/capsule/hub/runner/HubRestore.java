@@ -55,7 +55,13 @@ final class HubRestore {
         }
         if (f instanceof TaskAssign) {
           s.openTasks().add(task);
-          r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
+          RunnerKey before = r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
+          if (before != null && !before.equals(e.runner())) {
+            // Placed again after its runner went away: the old runner no longer owns it.
+            Runner old = r.runners.get(before);
+            old.openTasks().remove(task);
+            old.seq().release(task);
+          }
         }
       } else {
         Receipt receipt = s.seq().receive(f);

@@ -92,6 +92,9 @@ public final class HubServer {
   private final WebSocketSettings wsSettings;
   private final LoggingAdapter log;
   private volatile ServerBinding binding;
+  private final java.util.concurrent.atomic.AtomicBoolean closing =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private final CompletableFuture<Done> stopped = new CompletableFuture<>();
 
   private HubServer(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
@@ -218,18 +221,21 @@ public final class HubServer {
     return reply;
   }
 
-  /** Unbinds (open connections are ended) and stops the hub's actor. */
+  /**
+   * Unbinds (open connections are ended) and stops the hub's actor once the journal writes in
+   * flight finished; completes when every event is in {@link #events()}.
+   */
   public CompletionStage<Done> close() {
+    if (!closing.compareAndSet(false, true)) {
+      return stopped; // a second close waits for the first: the actor takes one Shutdown
+    }
     ServerBinding b = binding;
     CompletionStage<Done> unbound =
         b == null
             ? CompletableFuture.completedFuture(Done.getInstance())
             : b.terminate(java.time.Duration.ofSeconds(3)).thenApply(t -> Done.getInstance());
-    return unbound.thenApply(
-        d -> {
-          core.tell(new HubCore.Shutdown());
-          return d;
-        });
+    unbound.thenRun(() -> core.tell(new HubCore.Shutdown(stopped)));
+    return stopped;
   }
 
   private HttpResponse accept(HttpRequest request) {

@@ -5,6 +5,9 @@ import io.capsule.protocol.frame.SequencedFrame;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
 
 /**
  * What a hub must remember to survive its own restart: every frame it sent to a runner (with its
@@ -19,7 +22,8 @@ import java.util.Objects;
  * the runner still holds. When {@link #append} fails the hub stops (closing every connection with
  * 1011) rather than acknowledge what it could not keep; restarting it on the same journal is safe.
  *
- * <p>Threading: a hub calls {@link #append} from its one actor, one entry at a time.
+ * <p>Threading: a hub calls {@link #appendAllAsync} from its actor and never waits for it there;
+ * the synchronous methods are for journals that keep entries in this JVM and for tools.
  */
 public interface HubJournal extends AutoCloseable {
 
@@ -55,6 +59,22 @@ public interface HubJournal extends AutoCloseable {
    */
   default void appendAll(List<Entry> entries) {
     entries.forEach(this::append);
+  }
+
+  /**
+   * Records entries that arrived together and completes once they are kept (failing with a {@link
+   * io.capsule.protocol.ProtocolException} {@code E-PRO-010} when they are not). A hub keeps
+   * several of these in flight at once, one per task at most, so a store that batches concurrent
+   * writes sees them together. The default writes synchronously on the caller's thread, which is
+   * right only for journals that keep entries in memory.
+   */
+  default CompletionStage<Done> appendAllAsync(List<Entry> entries) {
+    try {
+      appendAll(entries);
+      return CompletableFuture.completedFuture(Done.getInstance());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Releases the journal (a file lock, a channel). Idempotent. */
