@@ -167,7 +167,19 @@ class HubRestartTest {
   private static void assertOnceInOrder(List<Long> before, List<Long> after, int total) {
     List<Long> all = new ArrayList<>(before);
     all.addAll(after);
-    assertEquals(total, all.size(), "every frame applied exactly once over both hubs");
+    List<Long> missing = new ArrayList<>();
+    for (long i = 1; i <= total; i++) {
+      if (!all.contains(i)) {
+        missing.add(i);
+      }
+    }
+    assertEquals(
+        total,
+        all.size(),
+        "every frame applied exactly once over both hubs; missing "
+            + missing
+            + ", before "
+            + before.size());
     for (int i = 0; i < total; i++) {
       assertEquals(i + 1, all.get(i), "in seq order");
     }
