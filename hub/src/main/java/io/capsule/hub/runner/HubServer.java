@@ -113,9 +113,17 @@ public final class HubServer {
             .run(Materializer.matFromSystem(system));
     // The hub ends its queue in-band and says how through `outcome`: a store failure fails the
     // stream only after every event before it (failing the queue would overtake buffered ones).
+    // The outcome's source must not even start before the events end: a concatenated source that
+    // fails fails the whole stream at once, even before its turn, dropping the events still in
+    // the stream's buffers (kept by the journal, never seen). lazySource starts it only when
+    // concatLazy pulls it, after the last event; a plain concat would pull it at once.
     this.events =
         q.second()
-            .concat(Source.completionStage(outcome).flatMapConcat(d -> Source.<HubEvent>empty()));
+            .concatLazy(
+                Source.lazySource(
+                    () ->
+                        Source.completionStage(outcome)
+                            .flatMapConcat(d -> Source.<HubEvent>empty())));
     this.core =
         system.systemActorOf(
             HubCore.create(
