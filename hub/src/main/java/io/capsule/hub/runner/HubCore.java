@@ -9,7 +9,6 @@ import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.ProtocolException.FrameRejected;
-import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Ack;
 import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.frame.ErrorFrame;
@@ -60,7 +59,6 @@ import org.apache.pekko.http.javadsl.model.ws.Message;
  * E-PRO-010}. A hub starts from what its journal recorded ({@link HubRestore}).
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
-  private static final FrameCodec CODEC = FrameCodec.shared();
 
   /**
    * 1 MiB of applied, not yet published frames per connection (one frame at the spec's cap, or
@@ -119,6 +117,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final ProtocolConfig config;
   private final TimerScheduler<Command> timers;
   private final OrderedQueue<HubEvent> events;
+  private final CompletableFuture<Done> outcome; // how the event stream ends: see HubDrain
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
   private final HubJournal journal;
   private final Map<Long, RunnerConn> conns = new HashMap<>();
@@ -131,13 +130,16 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   static Behavior<Command> create(
       ProtocolConfig config,
       OrderedQueue<HubEvent> events,
+      CompletableFuture<Done> outcome,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
       HubRestore restored) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
-                timers -> new HubCore(ctx, timers, config, events, snapshot, journal, restored)));
+                timers ->
+                    new HubCore(
+                        ctx, timers, config, events, outcome, snapshot, journal, restored)));
   }
 
   private HubCore(
@@ -145,10 +147,12 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       TimerScheduler<Command> timers,
       ProtocolConfig config,
       OrderedQueue<HubEvent> events,
+      CompletableFuture<Done> outcome,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
       HubRestore restored) {
     super(ctx);
+    this.outcome = outcome;
     this.timers = timers;
     this.config = config;
     this.events = events;
@@ -327,8 +331,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     } else if (outcome instanceof FrameIntake.Apply a) {
       List<JournalWrite> group = new ArrayList<>();
       for (SequencedFrame applied : a.frames()) {
-        int bytes = CODEC.encode(applied).length;
         HubJournal.Entry entry = new HubJournal.Entry(key, Direction.APPLIED, applied);
+        int bytes = entry.text().length(); // chars: close enough to bytes for a memory bound
         group.add(new JournalWrite.Applied(c.id(), entry, bytes));
         inflow.add(c.id(), bytes);
       }
@@ -362,7 +366,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       for (RunnerConn c : conns.values()) {
         close(c, CloseCodes.INTERNAL_ERROR, "E-PRO-010");
       }
-      return HubDrain.start(events, conns, List.of(), writing, e);
+      return HubDrain.start(events, outcome, conns, List.of(), writing, e);
     }
     applyKept(w.batch());
     start(w.task(), writes.done(w.task()));
@@ -558,7 +562,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       close(c, CloseCodes.NORMAL, "hub shutting down");
     }
     HubDrain.lose(writes.drain(), new IllegalStateException("the hub stopped"));
-    return HubDrain.start(events, conns, List.of(s.done()), writing, null);
+    return HubDrain.start(events, outcome, conns, List.of(s.done()), writing, null);
   }
 
   static ProtocolException storeFailure(Throwable failure) {

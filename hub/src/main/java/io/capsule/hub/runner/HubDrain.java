@@ -30,6 +30,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  */
 final class HubDrain extends AbstractBehavior<Command> {
   private final OrderedQueue<HubEvent> events;
+  private final CompletableFuture<Done> outcome;
   private final Map<Long, RunnerConn> conns;
   private final List<CompletableFuture<Done>> stopped;
   private int writing;
@@ -38,12 +39,14 @@ final class HubDrain extends AbstractBehavior<Command> {
   private HubDrain(
       ActorContext<Command> ctx,
       OrderedQueue<HubEvent> events,
+      CompletableFuture<Done> outcome,
       Map<Long, RunnerConn> conns,
       List<CompletableFuture<Done>> stopped,
       int writing,
       ProtocolException failure) {
     super(ctx);
     this.events = events;
+    this.outcome = outcome;
     this.conns = conns;
     this.stopped = new ArrayList<>(stopped);
     this.writing = writing;
@@ -56,12 +59,14 @@ final class HubDrain extends AbstractBehavior<Command> {
    */
   static Behavior<Command> start(
       OrderedQueue<HubEvent> events,
+      CompletableFuture<Done> outcome,
       Map<Long, RunnerConn> conns,
       List<CompletableFuture<Done>> stopped,
       int writing,
       ProtocolException failure) {
     return Behaviors.setup(
-        ctx -> new HubDrain(ctx, events, conns, stopped, writing, failure).stopIfDrained());
+        ctx ->
+            new HubDrain(ctx, events, outcome, conns, stopped, writing, failure).stopIfDrained());
   }
 
   /** Fails whoever waits for a hub frame that will never be written. */
@@ -118,12 +123,20 @@ final class HubDrain extends AbstractBehavior<Command> {
     if (writing > 0) {
       return this;
     }
-    if (failure == null) {
-      events.complete();
-    } else {
-      events.fail(failure);
-    }
+    // The queue completes in-band, after every event; a failure is told through the outcome the
+    // event source ends with. Failing the queue (or the broadcast hub) would overtake events still
+    // in their buffers: a consumer would miss events the journal kept.
+    events.complete();
     CompletionStage<Done> drained = events.drained();
+    ProtocolException why = failure;
+    drained.thenRun(
+        () -> {
+          if (why == null) {
+            outcome.complete(Done.getInstance());
+          } else {
+            outcome.completeExceptionally(why);
+          }
+        });
     stopped.forEach(d -> drained.thenRun(() -> d.complete(Done.getInstance())));
     if (!stopped.isEmpty()) {
       return Behaviors.stopped();

@@ -95,6 +95,7 @@ public final class HubServer {
   private final java.util.concurrent.atomic.AtomicBoolean closing =
       new java.util.concurrent.atomic.AtomicBoolean();
   private final CompletableFuture<Done> stopped = new CompletableFuture<>();
+  private final CompletableFuture<Done> outcome = new CompletableFuture<>();
 
   private HubServer(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
@@ -110,10 +111,23 @@ public final class HubServer {
         Source.<HubEvent>queue(EVENT_BUFFER, OverflowStrategy.backpressure())
             .toMat(BroadcastHub.of(HubEvent.class, 256), Keep.both())
             .run(Materializer.matFromSystem(system));
-    this.events = q.second();
+    // The hub ends its queue in-band and says how through `outcome`: a store failure fails the
+    // stream only after every event before it (failing the queue would overtake buffered ones).
+    // The outcome's source must not even start before the events end: a concatenated source that
+    // fails fails the whole stream at once, even before its turn, dropping the events still in
+    // the stream's buffers (kept by the journal, never seen). lazySource starts it only when
+    // concatLazy pulls it, after the last event; a plain concat would pull it at once.
+    this.events =
+        q.second()
+            .concatLazy(
+                Source.lazySource(
+                    () ->
+                        Source.completionStage(outcome)
+                            .flatMapConcat(d -> Source.<HubEvent>empty())));
     this.core =
         system.systemActorOf(
-            HubCore.create(config, new OrderedQueue<>(q.first()), runners, journal, restored),
+            HubCore.create(
+                config, new OrderedQueue<>(q.first()), outcome, runners, journal, restored),
             "capsule-hub-" + INSTANCES.incrementAndGet(),
             Props.empty());
     this.wsSettings =

@@ -1,6 +1,7 @@
 package io.capsule.hub.store;
 
 import io.capsule.hub.runner.RunnerKey;
+import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.SequencedFrame;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,11 +36,20 @@ public interface HubJournal extends AutoCloseable {
     APPLIED
   }
 
-  record Entry(RunnerKey runner, Direction direction, SequencedFrame frame) {
+  /**
+   * One recorded frame. {@code text} is the frame as the protocol's JSON, encoded once here: the
+   * store keeps that text, and the hub weighs entries by it, so no frame is encoded twice.
+   */
+  record Entry(RunnerKey runner, Direction direction, SequencedFrame frame, String text) {
     public Entry {
       Objects.requireNonNull(runner, "runner");
       Objects.requireNonNull(direction, "direction");
       Objects.requireNonNull(frame, "frame");
+      Objects.requireNonNull(text, "text");
+    }
+
+    public Entry(RunnerKey runner, Direction direction, SequencedFrame frame) {
+      this(runner, direction, frame, FrameCodec.shared().encodeToString(frame));
     }
   }
 

@@ -156,17 +156,12 @@ public final class PersistentHubJournal implements HubJournal {
   static TaskEvent event(Entry e) {
     SequencedFrame f = e.frame();
     return new TaskEvent(
-        e.runner().projectId(),
-        e.runner().runnerId(),
-        e.direction(),
-        f.type(),
-        f.seq(),
-        CODEC.encodeToString(f));
+        e.runner().projectId(), e.runner().runnerId(), e.direction(), f.type(), f.seq(), e.text());
   }
 
   static Entry entry(TaskEvent e) {
     SequencedFrame f = (SequencedFrame) CODEC.decode(e.frame(), false);
-    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f);
+    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f, e.frame());
   }
 
   private static List<Entry> read(ActorSystem<?> system, Duration timeout) {
