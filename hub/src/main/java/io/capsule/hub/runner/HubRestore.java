@@ -55,13 +55,7 @@ final class HubRestore {
         }
         if (f instanceof TaskAssign) {
           s.openTasks().add(task);
-          RunnerKey before = r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
-          if (before != null && !before.equals(e.runner())) {
-            // Placed again after its runner went away: the old runner no longer owns it.
-            Runner old = r.runners.get(before);
-            old.openTasks().remove(task);
-            old.seq().release(task);
-          }
+          r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
         }
       } else {
         Receipt receipt = s.seq().receive(f);

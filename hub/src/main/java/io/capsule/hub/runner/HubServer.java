@@ -92,10 +92,6 @@ public final class HubServer {
   private final WebSocketSettings wsSettings;
   private final LoggingAdapter log;
   private volatile ServerBinding binding;
-  private final java.util.concurrent.atomic.AtomicBoolean closing =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private final CompletableFuture<Done> stopped = new CompletableFuture<>();
-  private final CompletableFuture<Done> outcome = new CompletableFuture<>();
 
   private HubServer(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
@@ -111,23 +107,10 @@ public final class HubServer {
         Source.<HubEvent>queue(EVENT_BUFFER, OverflowStrategy.backpressure())
             .toMat(BroadcastHub.of(HubEvent.class, 256), Keep.both())
             .run(Materializer.matFromSystem(system));
-    // The hub ends its queue in-band and says how through `outcome`: a store failure fails the
-    // stream only after every event before it (failing the queue would overtake buffered ones).
-    // The outcome's source must not even start before the events end: a concatenated source that
-    // fails fails the whole stream at once, even before its turn, dropping the events still in
-    // the stream's buffers (kept by the journal, never seen). lazySource starts it only when
-    // concatLazy pulls it, after the last event; a plain concat would pull it at once.
-    this.events =
-        q.second()
-            .concatLazy(
-                Source.lazySource(
-                    () ->
-                        Source.completionStage(outcome)
-                            .flatMapConcat(d -> Source.<HubEvent>empty())));
+    this.events = q.second();
     this.core =
         system.systemActorOf(
-            HubCore.create(
-                config, new OrderedQueue<>(q.first()), outcome, runners, journal, restored),
+            HubCore.create(config, new OrderedQueue<>(q.first()), runners, journal, restored),
             "capsule-hub-" + INSTANCES.incrementAndGet(),
             Props.empty());
     this.wsSettings =
@@ -235,21 +218,18 @@ public final class HubServer {
     return reply;
   }
 
-  /**
-   * Unbinds (open connections are ended) and stops the hub's actor once the journal writes in
-   * flight finished; completes when every event is in {@link #events()}.
-   */
+  /** Unbinds (open connections are ended) and stops the hub's actor. */
   public CompletionStage<Done> close() {
-    if (!closing.compareAndSet(false, true)) {
-      return stopped; // a second close waits for the first: the actor takes one Shutdown
-    }
     ServerBinding b = binding;
     CompletionStage<Done> unbound =
         b == null
             ? CompletableFuture.completedFuture(Done.getInstance())
             : b.terminate(java.time.Duration.ofSeconds(3)).thenApply(t -> Done.getInstance());
-    unbound.thenRun(() -> core.tell(new HubCore.Shutdown(stopped)));
-    return stopped;
+    return unbound.thenApply(
+        d -> {
+          core.tell(new HubCore.Shutdown());
+          return d;
+        });
   }
 
   private HttpResponse accept(HttpRequest request) {

@@ -5,7 +5,6 @@ import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.Hello;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
-import java.util.Set;
 
 /**
  * What the hub tells its embedding code, in the order it happened. Progress and reports are applied
@@ -21,18 +20,6 @@ public sealed interface HubEvent {
 
   /** A runner's connection ended (it may come back and resume). */
   record RunnerDown(RunnerKey runner, String reason) implements HubEvent {}
-
-  /**
-   * A runner stayed away past {@code dead-after} with tasks placed on it and not reported: place
-   * them again (the re-run keeps the old run's events). Said once per absence; a runner that comes
-   * back later finds each task it still holds either still its own or placed elsewhere (its frames
-   * for it are then refused with {@code E-PRO-011}).
-   */
-  record RunnerGone(RunnerKey runner, Set<String> openTasks) implements HubEvent {
-    public RunnerGone {
-      openTasks = Set.copyOf(openTasks);
-    }
-  }
 
   record Progress(RunnerKey runner, TaskProgress progress) implements HubEvent {}
 

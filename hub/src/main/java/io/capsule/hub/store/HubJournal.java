@@ -1,14 +1,10 @@
 package io.capsule.hub.store;
 
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.SequencedFrame;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import org.apache.pekko.Done;
 
 /**
  * What a hub must remember to survive its own restart: every frame it sent to a runner (with its
@@ -23,8 +19,7 @@ import org.apache.pekko.Done;
  * the runner still holds. When {@link #append} fails the hub stops (closing every connection with
  * 1011) rather than acknowledge what it could not keep; restarting it on the same journal is safe.
  *
- * <p>Threading: a hub calls {@link #appendAllAsync} from its actor and never waits for it there;
- * the synchronous methods are for journals that keep entries in this JVM and for tools.
+ * <p>Threading: a hub calls {@link #append} from its one actor, one entry at a time.
  */
 public interface HubJournal extends AutoCloseable {
 
@@ -36,20 +31,11 @@ public interface HubJournal extends AutoCloseable {
     APPLIED
   }
 
-  /**
-   * One recorded frame. {@code text} is the frame as the protocol's JSON, encoded once here: the
-   * store keeps that text, and the hub weighs entries by it, so no frame is encoded twice.
-   */
-  record Entry(RunnerKey runner, Direction direction, SequencedFrame frame, String text) {
+  record Entry(RunnerKey runner, Direction direction, SequencedFrame frame) {
     public Entry {
       Objects.requireNonNull(runner, "runner");
       Objects.requireNonNull(direction, "direction");
       Objects.requireNonNull(frame, "frame");
-      Objects.requireNonNull(text, "text");
-    }
-
-    public Entry(RunnerKey runner, Direction direction, SequencedFrame frame) {
-      this(runner, direction, frame, FrameCodec.shared().encodeToString(frame));
     }
   }
 
@@ -69,22 +55,6 @@ public interface HubJournal extends AutoCloseable {
    */
   default void appendAll(List<Entry> entries) {
     entries.forEach(this::append);
-  }
-
-  /**
-   * Records entries that arrived together and completes once they are kept (failing with a {@link
-   * io.capsule.protocol.ProtocolException} {@code E-PRO-010} when they are not). A hub keeps
-   * several of these in flight at once, one per task at most, so a store that batches concurrent
-   * writes sees them together. The default writes synchronously on the caller's thread, which is
-   * right only for journals that keep entries in memory.
-   */
-  default CompletionStage<Done> appendAllAsync(List<Entry> entries) {
-    try {
-      appendAll(entries);
-      return CompletableFuture.completedFuture(Done.getInstance());
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
   }
 
   /** Releases the journal (a file lock, a channel). Idempotent. */

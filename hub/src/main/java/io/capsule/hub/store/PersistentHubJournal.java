@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,16 +33,15 @@ import org.apache.pekko.stream.javadsl.Sink;
 /**
  * The hub's journal kept by sharded, event-sourced {@link TaskEntity task entities} in a Pekko
  * Persistence store (H2 in memory or in a file, PostgreSQL: see {@link HubStore}). Each entry is
- * persisted by its task's entity, which checks it against the task's ledger first; a write
- * completes only once the store has it, so the hub's rule (record, then ack or publish) holds.
+ * persisted by its task's entity, which checks it against the task's ledger first; {@link #append}
+ * returns only once the store has it, so the hub's rule (record, then ack or publish) holds.
  *
  * <p>{@link #recorded()} is read once, when the journal opens, through Persistence Query: each
  * task's events in order, tasks in the order they were first recorded. Entries of different tasks
  * need no common order: the protocol numbers frames per task.
  *
- * <p>Threading: {@link #appendAllAsync} never blocks and is what the hub's actor calls; {@link
- * #append} and {@link #appendAll} block their caller for at most the timeout (tools, tests). All
- * are safe from any thread.
+ * <p>Threading: {@link #append} blocks its caller for at most the timeout (the hub's one actor, as
+ * the file journal's fsync did); it is safe from any thread.
  */
 public final class PersistentHubJournal implements HubJournal {
   private static final FrameCodec CODEC = FrameCodec.shared();
@@ -86,42 +84,18 @@ public final class PersistentHubJournal implements HubJournal {
   }
 
   /**
-   * Records entries that arrived together, blocking the caller until the store has them: for tools
-   * and tests. The hub itself uses {@link #appendAllAsync}.
+   * Records entries that arrived together: one write per task, all tasks at once. When any task
+   * refuses or the store fails, throws; entries of other tasks may then be kept (the hub stops and
+   * its successor replays what is there, which is consistent per task).
    */
   @Override
   public void appendAll(List<Entry> entries) {
-    try {
-      appendAllAsync(entries)
-          .toCompletableFuture()
-          .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw failed("interrupted while the store wrote", e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof ProtocolException p
-          ? p
-          : failed(String.valueOf(e.getCause().getMessage()), e.getCause());
-    } catch (TimeoutException e) {
-      throw failed("the store did not confirm a write within " + timeout, e);
-    }
-  }
-
-  /**
-   * One {@link TaskEntity.Record} per task, all tasks at once, without blocking: each task's frames
-   * become one {@code persistAll}, and writes of different tasks in flight together reach the JDBC
-   * journal together, which writes them in one batch. Fails with {@code E-PRO-010} when any task
-   * refuses, the store fails, or it does not confirm within the timeout; entries of other tasks may
-   * then be kept (the hub stops and its successor replays what is there, consistent per task).
-   */
-  @Override
-  public CompletionStage<Done> appendAllAsync(List<Entry> entries) {
     Map<String, List<TaskEvent>> byTask = new LinkedHashMap<>();
     for (Entry e : entries) {
       String id = TaskEntity.entityId(e.runner().projectId(), e.frame().taskId());
       byTask.computeIfAbsent(id, k -> new ArrayList<>()).add(event(e));
     }
-    List<CompletableFuture<Done>> writes = new ArrayList<>();
+    List<CompletableFuture<?>> writes = new ArrayList<>();
     for (Map.Entry<String, List<TaskEvent>> t : byTask.entrySet()) {
       CompletionStage<Done> written =
           sharding
@@ -129,20 +103,17 @@ public final class PersistentHubJournal implements HubJournal {
               .<Done>askWithStatus(reply -> new TaskEntity.Record(t.getValue(), reply), timeout);
       writes.add(written.toCompletableFuture());
     }
-    return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
-        .handle(
-            (ok, e) -> {
-              if (e == null) {
-                return Done.getInstance();
-              }
-              Throwable cause =
-                  e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-              throw failed(
-                  cause instanceof TimeoutException
-                      ? "the store did not confirm a write within " + timeout
-                      : String.valueOf(cause.getMessage()),
-                  cause);
-            });
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+          .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failed("interrupted while the store wrote", e);
+    } catch (ExecutionException e) {
+      throw failed(String.valueOf(e.getCause().getMessage()), e.getCause());
+    } catch (TimeoutException e) {
+      throw failed("the store did not confirm a write within " + timeout, e);
+    }
   }
 
   /** Nothing to release here: the store's pool ends with the actor system. */
@@ -156,12 +127,17 @@ public final class PersistentHubJournal implements HubJournal {
   static TaskEvent event(Entry e) {
     SequencedFrame f = e.frame();
     return new TaskEvent(
-        e.runner().projectId(), e.runner().runnerId(), e.direction(), f.type(), f.seq(), e.text());
+        e.runner().projectId(),
+        e.runner().runnerId(),
+        e.direction(),
+        f.type(),
+        f.seq(),
+        CODEC.encodeToString(f));
   }
 
   static Entry entry(TaskEvent e) {
     SequencedFrame f = (SequencedFrame) CODEC.decode(e.frame(), false);
-    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f, e.frame());
+    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f);
   }
 
   private static List<Entry> read(ActorSystem<?> system, Duration timeout) {
