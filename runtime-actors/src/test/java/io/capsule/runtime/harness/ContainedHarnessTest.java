@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -93,8 +94,12 @@ class ContainedHarnessTest {
 
   private AppliedLaunch launch(HarnessGrants grants, String script, String... args)
       throws IOException {
+    // The script is run from the working directory: the test classes may sit under /tmp or $HOME
+    // (a CI clone), which the sandbox hides, and `/bin/sh`'s installation does not include them.
+    Path inside = runDir.resolve(".harness-" + script);
+    Files.copy(HarnessFixture.script(script), inside, StandardCopyOption.REPLACE_EXISTING);
     List<String> all = new ArrayList<>();
-    all.add(HarnessFixture.script(script).toString());
+    all.add(inside.toString());
     all.addAll(List.of(args));
     LaunchPlan plan =
         new LaunchPlan(all, List.of(), List.of(), Optional.of(new byte[0]), true, Optional.empty());
