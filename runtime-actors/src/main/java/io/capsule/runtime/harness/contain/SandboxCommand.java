@@ -203,13 +203,23 @@ public final class SandboxCommand {
   /**
    * The directories that make up a harness's installation: the binary's directory, or the one above
    * when that is a {@code bin} (a prefix with {@code lib/} beside it), for the path as given and
-   * for its real path (a symlinked launcher).
+   * for its real path (a symlinked launcher). A binary inside a {@code node_modules} tree (an npm
+   * CLI: {@code node_modules/.bin/x} → {@code node_modules/pkg/dist/x.js}) needs the whole tree,
+   * since the package loads its dependencies from sibling packages: the outermost {@code
+   * node_modules} is its installation.
    */
   public static List<Path> installation(Path binary, Path realBinary) {
     List<Path> dirs = new ArrayList<>();
     for (Path b : List.of(binary, realBinary)) {
       Path dir = b.getParent();
       if (dir == null) {
+        continue;
+      }
+      Path modules = outermostNodeModules(dir);
+      if (modules != null) {
+        if (!dirs.contains(modules)) {
+          dirs.add(modules);
+        }
         continue;
       }
       Path fileName = dir.getFileName();
@@ -221,5 +231,16 @@ public final class SandboxCommand {
       }
     }
     return dirs;
+  }
+
+  private static Path outermostNodeModules(Path dir) {
+    Path found = null;
+    for (Path p = dir; p != null; p = p.getParent()) {
+      Path name = p.getFileName();
+      if (name != null && name.toString().equals("node_modules")) {
+        found = p;
+      }
+    }
+    return found;
   }
 }

@@ -96,6 +96,13 @@ class SandboxCommandTest {
     assertEquals(
         List.of(Path.of("/opt/h")),
         SandboxCommand.installation(Path.of("/opt/h/run"), Path.of("/opt/h/run")));
+    // An npm CLI loads sibling packages: the whole node_modules tree is its installation.
+    assertEquals(
+        List.of(Path.of("/tmp/c/real-harness/node_modules")),
+        SandboxCommand.installation(
+            Path.of("/tmp/c/real-harness/node_modules/.bin/gemini"),
+            Path.of(
+                "/tmp/c/real-harness/node_modules/@google/gemini-cli/node_modules/x/dist/i.js")));
   }
 
   @Test
