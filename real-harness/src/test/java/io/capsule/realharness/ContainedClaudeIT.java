@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real {@code claude} contained ({@code capsule.harness.containment = required}: bubblewrap
- * and socat, installed by CI): with the fake Messages API in {@code capabilities.network.allow} it
+ * The real {@code claude} contained ({@code capsule.harness.containment = required}: bubblewrap and
+ * socat, installed by CI): with the fake Messages API in {@code capabilities.network.allow} it
  * answers as uncontained; with the API's host missing from it the egress proxy refuses, and the
  * refusal ({@code W-CAP-052}) is in the run's events.
  */

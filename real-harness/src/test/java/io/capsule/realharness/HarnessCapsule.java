@@ -29,7 +29,7 @@ final class HarnessCapsule {
   private HarnessCapsule(String driver, Path command, List<String> hosts, String harnessPath) {
     this.driver = driver;
     this.command = command;
-    this.hosts = hosts;
+    this.hosts = new java.util.ArrayList<>(hosts);
     this.harnessPath = harnessPath;
   }
 
@@ -47,6 +47,16 @@ final class HarnessCapsule {
             "cloudcode-pa.googleapis.com:443",
             "oauth2.googleapis.com:443"),
         "~/.gemini");
+  }
+
+  /**
+   * Adds the {@code host:port} of {@code url} (the fake API) to {@code capabilities.network.allow}:
+   * a contained harness reaches nothing else through the run's egress proxy.
+   */
+  HarnessCapsule allow(String url) {
+    java.net.URI uri = java.net.URI.create(url);
+    hosts.add(uri.getHost() + ":" + uri.getPort());
+    return this;
   }
 
   HarnessCapsule env(String name, String value) {

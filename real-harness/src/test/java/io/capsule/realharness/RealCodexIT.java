@@ -105,6 +105,7 @@ final class RealCodexIT {
         req -> ResponsesStream.start("resp_key").text("msg_k", "Keyed.").completed(10, 0, 2, 0));
     HarnessCapsule capsule =
         HarnessCapsule.codex(Suite.commandFor(CODEX, tmp, "codex-apikey"))
+            .allow(api.baseUrl())
             .model("gpt-fake")
             .env("CODEX_API_KEY", KEY)
             .extraArg("--config=openai_base_url=\"" + api.baseUrl() + "/v1\"");
@@ -219,6 +220,7 @@ final class RealCodexIT {
    */
   private HarnessCapsule capsule(String scenario) throws IOException {
     return HarnessCapsule.codex(Suite.commandFor(CODEX, tmp, "codex-" + scenario))
+        .allow(api.baseUrl())
         .model("gpt-fake")
         .env(KEY_VAR, KEY)
         .extraArg("--config=model_provider=\"capsule-fake\"")

@@ -210,6 +210,7 @@ final class RealGeminiIT {
   /** The endpoint and key through the driver config's env; the driver infers gemini-api-key. */
   private HarnessCapsule capsule(String scenario) throws IOException {
     return HarnessCapsule.gemini(Suite.commandFor(GEMINI, tmp, "gemini-" + scenario))
+        .allow(api.baseUrl())
         .model(MODEL)
         .env("GOOGLE_GEMINI_BASE_URL", api.baseUrl())
         .env("GEMINI_API_KEY", KEY);
