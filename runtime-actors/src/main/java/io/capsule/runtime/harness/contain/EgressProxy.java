@@ -46,6 +46,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Threads: blocking socket I/O on this proxy's own daemon threads (one acceptor, two per open
  * connection, one watchdog), never an actor's. {@link #close()} ends all of them, closes every
  * connection and removes the socket.
+ *
+ * <p>Over 400 lines because the acceptor, the per-connection relay and the watchdog share one set
+ * of limits, counters and sockets; the decisions are already pure and table-tested apart ({@link
+ * EgressPolicy}, {@code ProxyRequest}).
  */
 public final class EgressProxy implements AutoCloseable {
 
