@@ -270,13 +270,32 @@ class HubRestartEndToEndTest {
                 // the process is gone; whoever waits learns it below
               }
               listening.completeExceptionally(
-                  new AssertionError("the hub exited before listening; see " + work));
+                  new AssertionError("the hub exited before listening: " + whyHubEnded(p)));
             },
             "hub-stdout");
     drain.setDaemon(true);
     drain.start();
     listening.get(90, TimeUnit.SECONDS);
     return p;
+  }
+
+  /** The hub's exit value and the end of its log, so a failure explains itself in CI's output. */
+  private String whyHubEnded(Process p) {
+    String exit;
+    try {
+      exit = p.waitFor(10, TimeUnit.SECONDS) ? "exit " + p.exitValue() : "still running";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exit = "interrupted";
+    }
+    try {
+      List<String> log = Files.readAllLines(work.resolve("hub.log"));
+      return exit
+          + "; hub.log ends:\n  "
+          + String.join("\n  ", log.subList(Math.max(0, log.size() - 40), log.size()));
+    } catch (IOException e) {
+      return exit + "; no hub.log: " + e;
+    }
   }
 
   /** SIGKILL: no shutdown hook, no close frames; whatever the hub had not written is gone. */
