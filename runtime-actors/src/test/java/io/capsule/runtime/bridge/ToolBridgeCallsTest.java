@@ -248,11 +248,30 @@ class ToolBridgeCallsTest {
     }
     assertEquals(0, client.bridge.callsInFlight());
     for (CompletableFuture<HttpResponse<String>> f : slow) {
-      // each answered with its STOPPED result, or cut when the connections closed
-      f.handle((r, e) -> r == null || text(resultOf(r)).contains("E-TOOL-008"))
-          .thenAccept(ok -> assertTrue(ok))
-          .get(20, TimeUnit.SECONDS);
+      // Each answered with its STOPPED result, or cut when the connections closed, or (seen at
+      // load 28) answered 503 by the server's own shutdown when the unbind overtook the answer.
+      String answer = f.handle(ToolBridgeCallsTest::stoppedAnswer).get(20, TimeUnit.SECONDS);
+      assertTrue(answer.startsWith("ok"), answer);
     }
+  }
+
+  /** "ok…" for the answers a call killed by stop may get; otherwise what it got, to be shown. */
+  private static String stoppedAnswer(HttpResponse<String> r, Throwable e) {
+    if (r == null) {
+      return "ok: cut (" + e + ")";
+    }
+    if (r.statusCode() == 503) {
+      return "ok: 503 from the server's shutdown";
+    }
+    JsonNode result;
+    try {
+      result = r.statusCode() == 200 ? resultOf(r) : null;
+    } catch (IllegalStateException notJson) {
+      result = null;
+    }
+    return result != null && result.has("content") && text(result).contains("E-TOOL-008")
+        ? "ok: STOPPED"
+        : "unexpected answer " + r.statusCode() + ": " + r.body();
   }
 
   private static JsonNode resultOf(HttpResponse<String> r) {
