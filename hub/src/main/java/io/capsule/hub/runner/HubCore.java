@@ -2,7 +2,8 @@ package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
-import io.capsule.hub.runner.ServerSocket.Control;
+import io.capsule.hub.HubCbor;
+import io.capsule.hub.runner.BrainSession.Conn;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.HubJournal.Direction;
@@ -24,23 +25,22 @@ import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
-import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.Disconnect;
 import io.capsule.protocol.ws.OrderedQueue;
 import io.capsule.protocol.ws.Wire;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -62,20 +62,23 @@ import org.apache.pekko.http.javadsl.model.ws.Message;
 final class HubCore extends AbstractBehavior<HubCore.Command> {
   private static final FrameCodec CODEC = FrameCodec.shared();
 
-  sealed interface Command {}
+  // Not sealed: RunnerOpened, which the project's entity (another package) passes on, is top-level.
+  interface Command {}
 
-  record Opened(
-      long id,
-      RunnerKey key,
-      TokenClaims claims,
-      OrderedQueue<Message> out,
-      CompletableFuture<Control> control)
-      implements Command {}
+  /**
+   * One frame from the runner as JSON text, or (with {@code frame} null) the gateway's refusal of
+   * what it read ({@code refusedCode}, {@code refusedMessage}); answered once consumed, which is
+   * how a slow brain back-pressures the socket.
+   */
+  record Inbound(
+      String id,
+      String frame,
+      String refusedCode,
+      String refusedMessage,
+      ActorRef<RunnerGateway.Consumed> replyTo)
+      implements Command, HubCbor {}
 
-  /** {@code frame} is a {@link Frame} or a {@link FrameRejected}. */
-  record Inbound(long id, Object frame, CompletableFuture<Done> done) implements Command {}
-
-  record Closed(long id, String reason) implements Command {}
+  record Closed(String id, String reason) implements Command, HubCbor {}
 
   record Assign(RunnerKey key, TaskAssign assign, CompletableFuture<TaskAssign> reply)
       implements Command {}
@@ -90,45 +93,18 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   /** Ends every connection, completes the event stream, stops. */
   record Shutdown() implements Command {}
 
-  private record HelloTimeout(long id) implements Command {}
+  private record HelloTimeout(String id) implements Command {}
 
-  private static final class Conn {
-    final Opened opened;
-    Hello hello;
-    int appliedSinceAck;
-
-    Conn(Opened opened) {
-      this.opened = opened;
-    }
-
-    boolean has(String capability) {
-      return hello != null && hello.hasCapability(capability);
-    }
-  }
-
-  private static final class Session {
-    final SeqState seq;
-    final Set<String> openTasks = new LinkedHashSet<>();
-
-    /** Encoded size of each frame the SeqState holds above a gap, per task and seq. */
-    final Map<String, Map<Long, Integer>> heldSizes = new HashMap<>();
-
-    long heldBytes;
-    Conn conn;
-    Hello lastHello;
-
-    Session(SeqState seq) {
-      this.seq = seq;
-    }
-  }
+  /** The gateway stopped without a {@link Closed} (its node died): as if it had closed. */
+  private record GatewayGone(String id) implements Command {}
 
   private final ProtocolConfig config;
   private final TimerScheduler<Command> timers;
   private final OrderedQueue<HubEvent> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
   private final HubJournal journal;
-  private final Map<Long, Conn> conns = new HashMap<>();
-  private final Map<RunnerKey, Session> sessions;
+  private final Map<String, Conn> conns = new HashMap<>();
+  private final Map<RunnerKey, BrainSession> sessions;
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
   private ProtocolException journalFailure;
 
@@ -163,7 +139,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .runners()
         .forEach(
             (key, r) -> {
-              Session s = new Session(r.seq());
+              BrainSession s = new BrainSession(r.seq());
               s.openTasks.addAll(r.openTasks());
               sessions.put(key, s);
               publish(key, s); // a restored runner: known, not connected, with its open tasks
@@ -174,19 +150,23 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Opened.class, this::onOpened)
+        .onMessage(RunnerOpened.class, this::onRunnerOpened)
         .onMessage(Inbound.class, this::onInbound)
         .onMessage(Closed.class, this::onClosed)
+        .onMessage(GatewayGone.class, g -> onClosed(new Closed(g.id(), "its node left")))
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
         .onMessage(Shutdown.class, s -> onShutdown())
+        .onSignal(PostStop.class, s -> onStopped())
         .build();
   }
 
-  private Behavior<Command> onOpened(Opened o) {
+  private Behavior<Command> onRunnerOpened(RunnerOpened o) {
     conns.put(o.id(), new Conn(o));
+    getContext().watchWith(o.gateway(), new GatewayGone(o.id()));
+    o.gateway().tell(new RunnerGateway.Welcome(getContext().getSelf()));
     timers.startSingleTimer("hello-" + o.id(), new HelloTimeout(o.id()), config.helloTimeout());
     return this;
   }
@@ -195,28 +175,30 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     Conn c = conns.get(t.id());
     if (c != null && c.hello == null) {
       refuse(c, Code.E_PRO_009, "no hello within " + config.helloTimeout());
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-009"));
+      c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-009");
     }
     return this;
   }
 
   private Behavior<Command> onInbound(Inbound in) {
     Conn c = conns.get(in.id());
+    RunnerGateway.Consumed consumed = new RunnerGateway.Consumed(in.id());
     if (c == null) {
-      in.done().complete(Done.getInstance());
+      in.replyTo().tell(consumed);
       return this;
     }
     List<CompletionStage<Done>> waits = new ArrayList<>();
-    if (in.frame() instanceof FrameRejected r) {
+    Object frame = decode(in);
+    if (frame instanceof FrameRejected r) {
       onRejected(c, r, waits);
     } else if (c.hello == null) {
-      if (in.frame() instanceof Hello h) {
+      if (frame instanceof Hello h) {
         onHello(c, h, waits);
       } else {
-        getContext().getLog().warn("{}: {} before hello, dropped", c.opened.key(), in.frame());
+        getContext().getLog().warn("{}: {} before hello, dropped", c.key(), frame);
       }
     } else {
-      onFrame(c, (Frame) in.frame(), waits);
+      onFrame(c, (Frame) frame, waits);
     }
     // Never wait for our own outbound here (the runner may be waiting for us to read before it
     // reads: a cross-wait through two full TCP buffers). Replies written here (acks, pongs, error
@@ -225,39 +207,52 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
             waits.stream()
                 .map(CompletionStage::toCompletableFuture)
                 .toArray(CompletableFuture[]::new))
-        .whenComplete((d, e) -> in.done().complete(Done.getInstance()));
+        .whenComplete((d, e) -> in.replyTo().tell(consumed));
     return journalFailure == null ? this : halt();
+  }
+
+  /** The gateway's frame or refusal as the protocol's objects (a frame the gateway re-encoded). */
+  private static Object decode(Inbound in) {
+    if (in.frame() == null) {
+      Code code = Code.byId(in.refusedCode()).orElse(Code.E_PRO_002);
+      return new FrameRejected(code, in.refusedMessage());
+    }
+    try {
+      return CODEC.decode(in.frame(), false);
+    } catch (FrameRejected r) {
+      return r;
+    }
   }
 
   private void onRejected(Conn c, FrameRejected r, List<CompletionStage<Done>> waits) {
     getContext().getLog().warn("{}: frame refused: {}", c.opened.key(), r.diagnostic());
     waits.add(events.offer(new HubEvent.Refused(c.opened.key(), r.diagnostic())));
     if (c.has(Capabilities.ERROR_FRAMES)) {
-      send(c, new ErrorFrame(r.code().id(), r.diagnostic().message()));
+      c.send(new ErrorFrame(r.code().id(), r.diagnostic().message()));
     }
   }
 
   private void onHello(Conn c, Hello h, List<CompletionStage<Done>> waits) {
     RunnerKey key = c.opened.key();
     timers.cancel("hello-" + c.opened.id());
-    if (!h.projectId().equals(c.opened.claims().projectId())) {
+    if (!h.projectId().equals(c.opened.tokenProject())) {
       Diagnostic d =
           Diagnostic.of(
               Code.E_PRO_008,
               "hello.project_id '"
                   + h.projectId()
                   + "' differs from the token's '"
-                  + c.opened.claims().projectId()
+                  + c.opened.tokenProject()
                   + "'");
       getContext().getLog().warn("{}: {}", key, d);
       waits.add(events.offer(new HubEvent.Refused(key, d)));
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.PROJECT_MISMATCH, "E-PRO-008"));
+      c.end(CloseCodes.PROJECT_MISMATCH, "E-PRO-008");
       return;
     }
     c.hello = h;
-    Session s = sessions.computeIfAbsent(key, k -> new Session(SeqState.of(config)));
+    BrainSession s = sessions.computeIfAbsent(key, k -> new BrainSession(SeqState.of(config)));
     if (s.conn != null && s.conn != c) {
-      s.conn.opened.control().complete(new ServerSocket.Close(CloseCodes.REPLACED, "replaced"));
+      s.conn.end(CloseCodes.REPLACED, "replaced");
       waits.add(events.offer(new HubEvent.RunnerDown(key, "replaced by a new connection")));
       s.conn = null;
     }
@@ -267,24 +262,24 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
     getContext().getLog().info("{}: hello on connection {}", key, c.opened.id());
     if (c.has(Capabilities.ACK)) {
-      send(c, new Ack(s.seq.takeAckMap()));
+      c.send(new Ack(s.seq.takeAckMap()));
     }
     // The resume map proves what the runner holds: trim, then replay the rest in order (and
     // everything of an open task it does not list).
     s.seq.ack(h.resume());
     for (SequencedFrame f : s.seq.replayListFor(h.resume())) {
-      send(c, f);
+      c.send(f);
     }
   }
 
   private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
     RunnerKey key = c.opened.key();
-    Session s = sessions.get(key);
+    BrainSession s = sessions.get(key);
     if (s == null || s.conn != c) {
       return; // a replaced connection's late frame: the new one replays it
     }
     if (f instanceof Ping p) {
-      send(c, new Pong(p.nonce()));
+      c.send(new Pong(p.nonce()));
     } else if (f instanceof TaskProgress || f instanceof TaskReport) {
       SequencedFrame sf = (SequencedFrame) f;
       if (!s.openTasks.contains(sf.taskId()) && !s.seq.isFinished(sf.taskId())) {
@@ -325,7 +320,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       }
       if (c.has(Capabilities.ACK) && (reportSeen || c.appliedSinceAck >= config.ackEvery())) {
         c.appliedSinceAck = 0;
-        send(c, new Ack(s.seq.takeAckMap()));
+        c.send(new Ack(s.seq.takeAckMap()));
       }
     } else if (f instanceof ErrorFrame e) {
       getContext().getLog().warn("{}: runner refused a frame: {} {}", key, e.code(), e.message());
@@ -339,44 +334,25 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   /**
-   * Keeps the bytes of held frames per runner under {@link ProtocolConfig#heldBytesBudget()}: a
-   * held frame adds its encoded size, an applied one that was held gives it back, a finished task
-   * gives back whatever it still held. Past the budget every held frame is dropped and the
-   * connection closes (1008, E-PRO-013); nothing applied is lost, since held frames were neither
-   * applied nor acknowledged and the runner replays them in order. False when it closed the
-   * connection.
+   * Keeps the bytes of held frames per runner under {@link ProtocolConfig#heldBytesBudget()} (see
+   * {@link BrainSession#account}). Past the budget every held frame is dropped and the connection
+   * closes (1008, E-PRO-013); nothing applied is lost, since held frames were neither applied nor
+   * acknowledged and the runner replays them in order. False when it closed the connection.
    */
-  private boolean account(Conn c, Session s, SequencedFrame f, Receipt r) {
-    if (r.status() == Receipt.Status.HELD) {
-      int size = CODEC.encode(f).length; // only out-of-order frames pay for this
-      s.heldSizes.computeIfAbsent(f.taskId(), k -> new HashMap<>()).put(f.seq(), size);
-      s.heldBytes += size;
-    }
-    Map<Long, Integer> held = s.heldSizes.get(f.taskId());
-    if (held != null) {
-      for (SequencedFrame applied : r.applied()) {
-        Integer size = held.remove(applied.seq());
-        s.heldBytes -= size == null ? 0 : size;
-      }
-      if (held.isEmpty() || s.seq.isFinished(f.taskId())) {
-        held.values().forEach(size -> s.heldBytes -= size);
-        s.heldSizes.remove(f.taskId());
-      }
-    }
-    if (s.heldBytes <= config.heldBytesBudget()) {
+  private boolean account(Conn c, BrainSession s, SequencedFrame f, Receipt r) {
+    long held = s.account(f, r);
+    if (held <= config.heldBytesBudget()) {
       return true;
     }
     refuse(
         c,
         Code.E_PRO_013,
         "held out-of-order frames reached "
-            + s.heldBytes
+            + held
             + " bytes, over the budget of "
             + config.heldBytesBudget());
-    s.seq.dropHeld();
-    s.heldSizes.clear();
-    s.heldBytes = 0;
-    c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-013"));
+    s.dropHeld();
+    c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-013");
     return false;
   }
 
@@ -405,9 +381,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     if (c == null) {
       return this;
     }
-    c.opened.out().complete();
-    c.opened.control().complete(new ServerSocket.Drop());
-    Session s = sessions.get(c.opened.key());
+    getContext().unwatch(c.opened.gateway()); // its gateway ends its own socket
+    BrainSession s = sessions.get(c.opened.key());
     if (s != null && s.conn == c) {
       s.conn = null;
       publish(c.opened.key(), s);
@@ -417,7 +392,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onAssign(Assign a) {
-    Session s = sessions.computeIfAbsent(a.key(), k -> new Session(SeqState.of(config)));
+    BrainSession s = sessions.computeIfAbsent(a.key(), k -> new BrainSession(SeqState.of(config)));
     try {
       // Refused before it takes a seq: the runner could never accept it.
       Message message = Wire.cappedNext(s.seq, a.assign(), config.frameCapBytes());
@@ -439,7 +414,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   private Behavior<Command> onCancel(Cancel c) {
     RunnerKey key = taskOwner.get(HubRestore.owned(c.projectId(), c.taskId()));
-    Session s = key == null ? null : sessions.get(key);
+    BrainSession s = key == null ? null : sessions.get(key);
     if (s == null || s.seq.isFinished(c.taskId())) {
       c.reply().complete(Optional.empty()); // unknown or finished: a cancel changes nothing
       return this;
@@ -461,28 +436,36 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onKick(Kick k) {
-    Session s = sessions.get(k.key());
+    BrainSession s = sessions.get(k.key());
     if (s == null || s.conn == null) {
       k.reply().complete(false);
       return this;
     }
-    Control how =
-        switch (k.mode()) {
-          case CLOSE -> new ServerSocket.Close(CloseCodes.NORMAL, "closed by the hub");
-          case DROP -> new ServerSocket.Drop();
-          case ABORT -> new ServerSocket.Abort();
-        };
-    s.conn.opened.control().complete(how);
+    switch (k.mode()) {
+      case CLOSE -> s.conn.end(CloseCodes.NORMAL, "closed by the hub");
+      case DROP -> s.conn.end(RunnerGateway.EndSocket.DROP, "");
+      case ABORT -> s.conn.end(RunnerGateway.EndSocket.ABORT, "");
+    }
     k.reply().complete(true);
     return this;
   }
 
   private Behavior<Command> onShutdown() {
     for (Conn c : conns.values()) {
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.NORMAL, "hub shutting down"));
+      c.end(CloseCodes.NORMAL, "hub shutting down");
     }
-    events.complete();
     return Behaviors.stopped();
+  }
+
+  /**
+   * However it stopped (shut down, halted, or stopped with its sharded entity when the brain
+   * moves): the event stream ends; gateways learn it by watching this actor.
+   */
+  private Behavior<Command> onStopped() {
+    if (journalFailure == null) {
+      events.complete();
+    }
+    return this;
   }
 
   /** Journals one entry before it has any effect; false (and the failure kept) when it cannot. */
@@ -513,30 +496,26 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private Behavior<Command> halt() {
     getContext().getLog().error("hub stops: {}", journalFailure.diagnostic());
     for (Conn c : conns.values()) {
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.INTERNAL_ERROR, "E-PRO-010"));
+      c.end(CloseCodes.INTERNAL_ERROR, "E-PRO-010");
     }
     events.fail(journalFailure);
     return Behaviors.stopped();
   }
 
-  private void sendIfUp(Session s, Message encoded) {
+  private void sendIfUp(BrainSession s, Message encoded) {
     // While the runner is away the frame waits in the replay buffer; hello.resume brings it.
     if (s.conn != null && s.conn.hello != null) {
-      s.conn.opened.out().offer(encoded);
+      s.conn.sendText(encoded.asTextMessage().getStrictText());
     }
-  }
-
-  private void send(Conn c, Frame f) {
-    c.opened.out().offer(Wire.text(f));
   }
 
   private void refuse(Conn c, Code code, String message) {
     Diagnostic d = Diagnostic.of(code, message);
-    getContext().getLog().warn("{}: {}", c.opened.key(), d);
-    events.offer(new HubEvent.Refused(c.opened.key(), d));
+    getContext().getLog().warn("{}: {}", c.key(), d);
+    events.offer(new HubEvent.Refused(c.key(), d));
   }
 
-  private void publish(RunnerKey key, Session s) {
+  private void publish(RunnerKey key, BrainSession s) {
     Hello h = s.lastHello;
     snapshot.put(
         key,
