@@ -203,8 +203,8 @@ public enum Code {
           + " check that the nodes reach each other's --canonical addresses"),
   E_HUB_007(
       "the project's hub did not answer in time: it is starting, or moving to another node",
-      "retry after the Retry-After seconds; a runner reconnects and resumes on its own. If it"
-          + " lasts, check that the cluster has a majority of its nodes up and the store answers"),
+      "retry after Retry-After (runners reconnect on their own); if it lasts, check that most"
+          + " cluster nodes are up and the store answers"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(
