@@ -28,7 +28,6 @@ import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.Disconnect;
 import io.capsule.protocol.ws.OrderedQueue;
-import io.capsule.protocol.ws.Wire;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -46,18 +45,24 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.http.javadsl.model.ws.Message;
 
 /**
- * The hub's state: one {@link SeqState} per runner (it outlives connections), the connection each
- * runner is on, which runner owns which task. All socket callbacks arrive here as messages; the
- * streams wait on the futures in them, which is how a slow event consumer or a slow runner
- * back-pressures the socket instead of growing a buffer.
+ * The project's brain for runners: one {@link BrainSession} per runner (its {@link SeqState}
+ * outlives connections), the connection each runner is on, which runner owns which task. Sockets
+ * are served by {@link RunnerGateway}s on any node of the cluster; they reach this actor only with
+ * serializable messages ({@link RunnerOpened}, {@link Inbound}, {@link Closed}) and it answers them
+ * the same way, so it may run on another node than the socket. An {@link Inbound} is answered once
+ * consumed, which is how a slow event consumer or a slow store back-pressures the socket instead of
+ * growing a buffer.
  *
  * <p>Durability: every frame the hub sends and every runner frame it applies goes through the
  * {@link HubJournal} first (see there); a hub starts from what its journal recorded ({@link
  * HubRestore}). When the journal fails, the hub stops: connections close with 1011 and the event
  * stream fails with {@code E-PRO-010}.
+ *
+ * <p>Over 400 lines: the protocol's rules for one runner's frames (hello and resume, ownership,
+ * held-frame budget, apply-then-ack) read as one sequence here; the per-runner state and its
+ * arithmetic are in {@link BrainSession}, the journal's failure in {@link BrainJournal}.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
   private static final FrameCodec CODEC = FrameCodec.shared();
@@ -102,11 +107,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final TimerScheduler<Command> timers;
   private final OrderedQueue<HubEvent> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
-  private final HubJournal journal;
+  private final BrainJournal journal;
   private final Map<String, Conn> conns = new HashMap<>();
   private final Map<RunnerKey, BrainSession> sessions;
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
-  private ProtocolException journalFailure;
 
   static Behavior<Command> create(
       ProtocolConfig config,
@@ -133,7 +137,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     this.config = config;
     this.events = events;
     this.snapshot = snapshot;
-    this.journal = journal;
+    this.journal = new BrainJournal(journal);
     this.sessions = new HashMap<>();
     restored
         .runners()
@@ -188,7 +192,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       return this;
     }
     List<CompletionStage<Done>> waits = new ArrayList<>();
-    Object frame = decode(in);
+    Object frame = RunnerGateway.decode(in);
     if (frame instanceof FrameRejected r) {
       onRejected(c, r, waits);
     } else if (c.hello == null) {
@@ -208,20 +212,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
                 .map(CompletionStage::toCompletableFuture)
                 .toArray(CompletableFuture[]::new))
         .whenComplete((d, e) -> in.replyTo().tell(consumed));
-    return journalFailure == null ? this : halt();
-  }
-
-  /** The gateway's frame or refusal as the protocol's objects (a frame the gateway re-encoded). */
-  private static Object decode(Inbound in) {
-    if (in.frame() == null) {
-      Code code = Code.byId(in.refusedCode()).orElse(Code.E_PRO_002);
-      return new FrameRejected(code, in.refusedMessage());
-    }
-    try {
-      return CODEC.decode(in.frame(), false);
-    } catch (FrameRejected r) {
-      return r;
-    }
+    return journal.failure() == null ? this : halt();
   }
 
   private void onRejected(Conn c, FrameRejected r, List<CompletionStage<Done>> waits) {
@@ -249,27 +240,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       c.end(CloseCodes.PROJECT_MISMATCH, "E-PRO-008");
       return;
     }
-    c.hello = h;
     BrainSession s = sessions.computeIfAbsent(key, k -> new BrainSession(SeqState.of(config)));
-    if (s.conn != null && s.conn != c) {
-      s.conn.end(CloseCodes.REPLACED, "replaced");
+    if (s.attach(c, h) != null) {
       waits.add(events.offer(new HubEvent.RunnerDown(key, "replaced by a new connection")));
-      s.conn = null;
     }
-    s.conn = c;
-    s.lastHello = h;
     publish(key, s); // before the event: whoever sees RunnerUp must find the runner connected
     waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
     getContext().getLog().info("{}: hello on connection {}", key, c.opened.id());
-    if (c.has(Capabilities.ACK)) {
-      c.send(new Ack(s.seq.takeAckMap()));
-    }
-    // The resume map proves what the runner holds: trim, then replay the rest in order (and
-    // everything of an open task it does not list).
-    s.seq.ack(h.resume());
-    for (SequencedFrame f : s.seq.replayListFor(h.resume())) {
-      c.send(f);
-    }
+    s.resume(c, h);
   }
 
   private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
@@ -285,11 +263,18 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       if (!s.openTasks.contains(sf.taskId()) && !s.seq.isFinished(sf.taskId())) {
         // Not placed on this runner: never applied, never held (a runner could otherwise fill
         // the hub with frames of tasks it invents). The connection stays: its own tasks go on.
-        onRejected(c, notPlaced(key, sf), waits);
+        onRejected(
+            c,
+            BrainSession.notPlaced(
+                key, sf, taskOwner.get(HubRestore.owned(key.projectId(), sf.taskId()))),
+            waits);
         return;
       }
       Receipt r = s.seq.receive(sf);
-      if (!account(c, s, sf, r)) {
+      Optional<String> over = s.overBudget(sf, r, config.heldBytesBudget());
+      if (over.isPresent()) {
+        refuse(c, Code.E_PRO_013, over.get());
+        c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-013");
         return; // over the budget: the connection closes, the runner replays what was held
       }
       boolean reportSeen = f instanceof TaskReport;
@@ -299,7 +284,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
           r.applied().stream()
               .map(applied -> new HubJournal.Entry(key, Direction.APPLIED, applied))
               .toList();
-      if (!batch.isEmpty() && !recordAll(batch)) {
+      if (!batch.isEmpty() && !journal.write(batch)) {
         return; // not kept, so neither published nor acked: the runner replays it to the next hub
       }
       for (SequencedFrame applied : r.applied()) {
@@ -333,48 +318,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
   }
 
-  /**
-   * Keeps the bytes of held frames per runner under {@link ProtocolConfig#heldBytesBudget()} (see
-   * {@link BrainSession#account}). Past the budget every held frame is dropped and the connection
-   * closes (1008, E-PRO-013); nothing applied is lost, since held frames were neither applied nor
-   * acknowledged and the runner replays them in order. False when it closed the connection.
-   */
-  private boolean account(Conn c, BrainSession s, SequencedFrame f, Receipt r) {
-    long held = s.account(f, r);
-    if (held <= config.heldBytesBudget()) {
-      return true;
-    }
-    refuse(
-        c,
-        Code.E_PRO_013,
-        "held out-of-order frames reached "
-            + held
-            + " bytes, over the budget of "
-            + config.heldBytesBudget());
-    s.dropHeld();
-    c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-013");
-    return false;
-  }
-
-  private FrameRejected notPlaced(RunnerKey key, SequencedFrame f) {
-    RunnerKey owner = taskOwner.get(HubRestore.owned(key.projectId(), f.taskId()));
-    return new FrameRejected(
-        Code.E_PRO_011,
-        "runner '"
-            + key.runnerId()
-            + "' sent "
-            + f.type()
-            + " seq "
-            + f.seq()
-            + " for task '"
-            + f.taskId()
-            + "', which "
-            + (owner == null
-                ? "is not an open task of this project"
-                : "is placed on runner '" + owner.runnerId() + "'")
-            + "; nothing of it was applied");
-  }
-
   private Behavior<Command> onClosed(Closed closed) {
     Conn c = conns.remove(closed.id());
     timers.cancel("hello-" + closed.id());
@@ -394,16 +337,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private Behavior<Command> onAssign(Assign a) {
     BrainSession s = sessions.computeIfAbsent(a.key(), k -> new BrainSession(SeqState.of(config)));
     try {
-      // Refused before it takes a seq: the runner could never accept it.
-      Message message = Wire.cappedNext(s.seq, a.assign(), config.frameCapBytes());
-      TaskAssign numbered = s.seq.emit(a.assign());
-      if (!record(a.key(), Direction.SENT, numbered)) {
-        a.reply().completeExceptionally(journalFailure);
+      Optional<TaskAssign> sent = s.send(a.key(), a.assign(), config.frameCapBytes(), journal);
+      if (sent.isEmpty()) {
+        a.reply().completeExceptionally(journal.failure());
         return halt();
       }
+      TaskAssign numbered = sent.get();
       s.openTasks.add(numbered.taskId());
       taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
-      sendIfUp(s, message);
       publish(a.key(), s);
       a.reply().complete(numbered);
     } catch (ProtocolException e) {
@@ -420,15 +361,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       return this;
     }
     try {
-      TaskCancel cancel = new TaskCancel(c.taskId(), c.reason());
-      Message message = Wire.cappedNext(s.seq, cancel, config.frameCapBytes());
-      TaskCancel numbered = s.seq.emit(cancel);
-      if (!record(key, Direction.SENT, numbered)) {
-        c.reply().completeExceptionally(journalFailure);
+      Optional<TaskCancel> sent =
+          s.send(key, new TaskCancel(c.taskId(), c.reason()), config.frameCapBytes(), journal);
+      if (sent.isEmpty()) {
+        c.reply().completeExceptionally(journal.failure());
         return halt();
       }
-      sendIfUp(s, message);
-      c.reply().complete(Optional.of(numbered));
+      c.reply().complete(sent);
     } catch (ProtocolException e) {
       c.reply().completeExceptionally(e);
     }
@@ -462,31 +401,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
    * moves): the event stream ends; gateways learn it by watching this actor.
    */
   private Behavior<Command> onStopped() {
-    if (journalFailure == null) {
+    if (journal.failure() == null) {
       events.complete();
     }
     return this;
-  }
-
-  /** Journals one entry before it has any effect; false (and the failure kept) when it cannot. */
-  private boolean record(RunnerKey key, Direction direction, SequencedFrame frame) {
-    return recordAll(List.of(new HubJournal.Entry(key, direction, frame)));
-  }
-
-  /** Journals entries that arrived together, in one write where the journal can. */
-  private boolean recordAll(List<HubJournal.Entry> entries) {
-    try {
-      journal.appendAll(entries);
-      return true;
-    } catch (ProtocolException e) {
-      journalFailure = e;
-      return false;
-    } catch (RuntimeException e) {
-      journalFailure =
-          new ProtocolException(
-              Diagnostic.of(Code.E_PRO_010, "the hub journal failed: " + e.getMessage()), e);
-      return false;
-    }
   }
 
   /**
@@ -494,19 +412,12 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
    * their frames and resume against the restarted hub, which restores from the same journal.
    */
   private Behavior<Command> halt() {
-    getContext().getLog().error("hub stops: {}", journalFailure.diagnostic());
+    getContext().getLog().error("hub stops: {}", journal.failure().diagnostic());
     for (Conn c : conns.values()) {
       c.end(CloseCodes.INTERNAL_ERROR, "E-PRO-010");
     }
-    events.fail(journalFailure);
+    events.fail(journal.failure());
     return Behaviors.stopped();
-  }
-
-  private void sendIfUp(BrainSession s, Message encoded) {
-    // While the runner is away the frame waits in the replay buffer; hello.resume brings it.
-    if (s.conn != null && s.conn.hello != null) {
-      s.conn.sendText(encoded.asTextMessage().getStrictText());
-    }
   }
 
   private void refuse(Conn c, Code code, String message) {
@@ -516,14 +427,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private void publish(RunnerKey key, BrainSession s) {
-    Hello h = s.lastHello;
-    snapshot.put(
-        key,
-        new RunnerInfo(
-            key,
-            s.conn != null,
-            h == null ? "" : h.runnerVersion(),
-            h == null ? List.of() : h.capabilities(),
-            s.openTasks));
+    snapshot.put(key, s.info(key));
   }
 }

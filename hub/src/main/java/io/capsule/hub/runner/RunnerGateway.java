@@ -26,20 +26,23 @@ import org.apache.pekko.http.javadsl.model.ws.TextMessage;
  *
  * <p>Lifecycle: it announces the connection to the brain ({@link Brain#open}), holds the runner's
  * first frame until the brain answers {@link Welcome} (bounded by {@code welcomeTimeout}: no answer
- * closes the socket with 1013 and {@code E-HUB-007}, and the runner dials again), then forwards
+ * closes the socket with 4013 and {@code E-HUB-007}, and the runner dials again), then forwards
  * frames and carries the brain's frames and closes to the socket. It watches the brain: when the
- * brain stops (its node died, or sharding moved it) the socket closes with 1012 and {@code
+ * brain stops (its node died, or sharding moved it) the socket closes with 4012 and {@code
  * E-HUB-007}, and the runner resumes against the brain's next incarnation, which restored its
  * sequencing from the journal.
  */
 final class RunnerGateway {
   private static final FrameCodec CODEC = FrameCodec.shared();
 
-  /** The service-restart close code: the runner reconnects and resumes. */
-  static final int MOVED = 1012;
+  /**
+   * The brain moved: the runner reconnects and resumes. A private code (4000-4999), as 1012
+   * (service restart) is refused by Pekko's client as an invalid close code.
+   */
+  static final int MOVED = 4012;
 
-  /** Try again later: no brain answered in time. */
-  static final int TRY_AGAIN = 1013;
+  /** Try again later: no brain answered in time (private, for the same reason as 1013 would be). */
+  static final int TRY_AGAIN = 4013;
 
   sealed interface Command {}
 
@@ -191,6 +194,19 @@ final class RunnerGateway {
     out.complete();
     control.complete(new ServerSocket.Drop());
     return Behaviors.stopped();
+  }
+
+  /** The gateway's frame or refusal, back as the protocol's objects on the brain's side. */
+  static Object decode(HubCore.Inbound in) {
+    if (in.frame() == null) {
+      Code code = Code.byId(in.refusedCode()).orElse(Code.E_PRO_002);
+      return new FrameRejected(code, in.refusedMessage());
+    }
+    try {
+      return CODEC.decode(in.frame(), false);
+    } catch (FrameRejected r) {
+      return r;
+    }
   }
 
   private HubCore.Inbound inbound(FromRunner f) {
