@@ -48,6 +48,14 @@ final class HubCommand implements Callable<Integer> {
    */
   static final Duration STORE_TIMEOUT = Duration.ofSeconds(10);
 
+  /**
+   * The first read of the store at start: a cold JVM, a forming cluster of one and a history that
+   * grows with use, so it gets longer than one write (a hub restarted by {@code
+   * HubRestartEndToEndTest} in CI exited before it listened; this bound is the likeliest of the
+   * exits on that path, and the restart line now says how long the read took).
+   */
+  static final Duration STORE_START_TIMEOUT = Duration.ofSeconds(60);
+
   /** Every node of a cluster must use the same actor system name: it is part of the address. */
   static final String SYSTEM_NAME = "capsule-hub";
 
@@ -123,13 +131,16 @@ final class HubCommand implements Callable<Integer> {
         CliSystem.create(SYSTEM_NAME, settings, store.pekkoConfig().withFallback(clusterConfig));
     HubJournal journal;
     ReferenceHub hub;
+    long opening = System.nanoTime();
     try {
-      journal = PersistentHubJournal.open(system, STORE_TIMEOUT);
+      journal = PersistentHubJournal.open(system, STORE_START_TIMEOUT, STORE_TIMEOUT);
     } catch (RuntimeException e) {
       system.terminate();
       throw e;
     }
-    out.println(restoredLine(store, journal)); // first: a refusal to bind still says where state is
+    // First: a refusal to bind still says where state is; how long the read took, because it grows
+    // with the store's history and is bounded by STORE_START_TIMEOUT.
+    out.println(restoredLine(store, journal) + " in " + elapsed(opening));
     out.flush();
     try {
       hub =
@@ -283,6 +294,11 @@ final class HubCommand implements Callable<Integer> {
   /** A failed stage's own failure, without the {@code CompletionException} around it. */
   private static Throwable unwrap(Throwable e) {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+
+  private static String elapsed(long since) {
+    long ms = (System.nanoTime() - since) / 1_000_000;
+    return ms < 1000 ? ms + " ms" : String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
   }
 
   private static String restoredLine(HubStore store, HubJournal journal) {

@@ -270,7 +270,7 @@ class HubRestartEndToEndTest {
                 // the process is gone; whoever waits learns it below
               }
               listening.completeExceptionally(
-                  new AssertionError("the hub exited before listening; see " + work));
+                  new AssertionError("the hub exited before listening: " + whyHubEnded(p)));
             },
             "hub-stdout");
     drain.setDaemon(true);
@@ -279,11 +279,33 @@ class HubRestartEndToEndTest {
     return p;
   }
 
+  /** The hub's exit value and the end of its log, so a failure explains itself in CI's output. */
+  private String whyHubEnded(Process p) {
+    String exit;
+    try {
+      exit = p.waitFor(10, TimeUnit.SECONDS) ? "exit " + p.exitValue() : "still running";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exit = "interrupted";
+    }
+    try {
+      List<String> log = Files.readAllLines(work.resolve("hub.log"));
+      return exit
+          + "; hub.log ends:\n  "
+          + String.join("\n  ", log.subList(Math.max(0, log.size() - 40), log.size()));
+    } catch (IOException e) {
+      return exit + "; no hub.log: " + e;
+    }
+  }
+
   /** SIGKILL: no shutdown hook, no close frames; whatever the hub had not written is gone. */
   private void killHub() throws InterruptedException {
     hubProcess.destroyForcibly();
     assertTrue(hubProcess.waitFor(30, TimeUnit.SECONDS));
     assertEquals(137, hubProcess.exitValue(), "killed by SIGKILL");
+    // A new client: the old one's pooled connections went with the process, and Java's client
+    // does not retry a POST sent on one of them (it failed once with "connection reset").
+    api = new HubApiClient("http://127.0.0.1:" + port, apiToken);
   }
 
   private Path fifo(String name) throws Exception {

@@ -1,19 +1,10 @@
 package io.capsule.bench.contain;
 
-import com.sun.net.httpserver.HttpServer;
-import io.capsule.config.manifest.NetworkEntry;
-import io.capsule.runtime.harness.contain.ContainmentConfig;
-import io.capsule.runtime.harness.contain.EgressPolicy;
-import io.capsule.runtime.harness.contain.EgressProxy;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,45 +39,13 @@ public class ContainEgressBench {
   @Param({"direct", "proxied"})
   public String path;
 
-  private static final ContainmentConfig CONFIG =
-      ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED);
-
-  private HttpServer server;
-  private EgressProxy proxy;
-  private Process forwarder;
-  private int forwarderPort;
+  private EgressRig rig;
   private byte[] request;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException, InterruptedException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    server.createContext(
-        "/",
-        exchange -> {
-          byte[] body = "ok".getBytes(StandardCharsets.US_ASCII);
-          exchange.sendResponseHeaders(200, body.length);
-          try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-          }
-        });
-    server.start();
-    int port = server.getAddress().getPort();
-    proxy =
-        EgressProxy.start(
-            new EgressPolicy(List.of(NetworkEntry.parse("127.0.0.1:" + port))),
-            CONFIG,
-            (h, p, r, n) -> {});
-    try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      forwarderPort = free.getLocalPort();
-    }
-    forwarder =
-        new ProcessBuilder(
-                CONFIG.socat().toString(),
-                "TCP-LISTEN:" + forwarderPort + ",bind=127.0.0.1,reuseaddr,fork",
-                "UNIX-CONNECT:" + proxy.socket())
-            .redirectErrorStream(true)
-            .start();
-    awaitListening(forwarderPort);
+    rig = EgressRig.start();
+    int port = rig.originPort();
     String target = path.equals("direct") ? "/" : "http://127.0.0.1:" + port + "/";
     request =
         ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nConnection: close\r\n\r\n")
@@ -94,15 +53,13 @@ public class ContainEgressBench {
   }
 
   @TearDown(Level.Trial)
-  public void tearDown() throws IOException {
-    forwarder.destroyForcibly();
-    proxy.close();
-    server.stop(0);
+  public void tearDown() {
+    rig.close();
   }
 
   @Benchmark
   public int request() throws IOException {
-    int port = path.equals("direct") ? server.getAddress().getPort() : forwarderPort;
+    int port = path.equals("direct") ? rig.originPort() : rig.forwarderPort();
     try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
       s.getOutputStream().write(request);
       InputStream in = s.getInputStream();
@@ -112,18 +69,5 @@ public class ContainEgressBench {
       }
       return answer.length();
     }
-  }
-
-  private static void awaitListening(int port) throws InterruptedException, IOException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (System.nanoTime() < deadline) {
-      try {
-        new Socket(InetAddress.getLoopbackAddress(), port).close();
-        return;
-      } catch (IOException e) {
-        TimeUnit.MILLISECONDS.sleep(10); // setup only, outside any measurement
-      }
-    }
-    throw new IOException("socat did not listen on " + port + " within 5 s");
   }
 }

@@ -1,20 +1,10 @@
 package io.capsule.bench.contain;
 
-import com.sun.net.httpserver.HttpServer;
-import io.capsule.config.manifest.NetworkEntry;
-import io.capsule.runtime.harness.contain.ContainmentConfig;
-import io.capsule.runtime.harness.contain.EgressPolicy;
-import io.capsule.runtime.harness.contain.EgressProxy;
 import io.capsule.runtime.harness.contain.HarnessGrants;
 import io.capsule.runtime.harness.contain.SandboxCommand;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,53 +43,18 @@ public class ContainSpawnBench {
   @Param({"false", "true"})
   public boolean contained;
 
-  private static final ContainmentConfig CONFIG =
-      ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED);
-
-  private HttpServer server;
-  private EgressProxy proxy;
-  private Process forwarder;
-  private int forwarderPort;
+  private EgressRig rig;
   private Path workdir;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException, InterruptedException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    server.createContext(
-        "/",
-        exchange -> {
-          byte[] body = "ok".getBytes(StandardCharsets.US_ASCII);
-          exchange.sendResponseHeaders(200, body.length);
-          try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-          }
-        });
-    server.start();
-    int port = server.getAddress().getPort();
-    proxy =
-        EgressProxy.start(
-            new EgressPolicy(List.of(NetworkEntry.parse("127.0.0.1:" + port))),
-            CONFIG,
-            (h, p, r, n) -> {});
-    try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      forwarderPort = free.getLocalPort();
-    }
-    forwarder =
-        new ProcessBuilder(
-                CONFIG.socat().toString(),
-                "TCP-LISTEN:" + forwarderPort + ",bind=127.0.0.1,reuseaddr,fork",
-                "UNIX-CONNECT:" + proxy.socket())
-            .redirectErrorStream(true)
-            .start();
-    awaitListening(forwarderPort);
+    rig = EgressRig.start();
     workdir = Files.createTempDirectory("capsule-contain-bench-");
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
-    forwarder.destroyForcibly();
-    proxy.close();
-    server.stop(0);
+    rig.close();
     Files.deleteIfExists(workdir);
   }
 
@@ -111,13 +66,13 @@ public class ContainSpawnBench {
             ? SandboxCommand.argv(
                 new SandboxCommand.Inputs(
                     Path.of("/usr/bin/setsid"),
-                    CONFIG.bwrap(),
-                    CONFIG.socat(),
+                    EgressRig.CONFIG.bwrap(),
+                    EgressRig.CONFIG.socat(),
                     new HarnessGrants(List.of(), List.of(), false, Path.of("/root")),
                     workdir,
                     workdir,
                     List.of(),
-                    proxy.socket(),
+                    rig.proxySocket(),
                     harness))
             : List.of("/usr/bin/setsid", "/bin/sh", "-c", "echo first-line");
     Process p = new ProcessBuilder(argv).directory(workdir.toFile()).start();
@@ -131,18 +86,5 @@ public class ContainSpawnBench {
       throw new IllegalStateException("harness said " + line + ", exit " + p.exitValue());
     }
     return line;
-  }
-
-  private static void awaitListening(int port) throws InterruptedException, IOException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (System.nanoTime() < deadline) {
-      try {
-        new Socket(InetAddress.getLoopbackAddress(), port).close();
-        return;
-      } catch (IOException e) {
-        TimeUnit.MILLISECONDS.sleep(10); // setup only, outside any measurement
-      }
-    }
-    throw new IOException("socat did not listen on " + port + " within 5 s");
   }
 }

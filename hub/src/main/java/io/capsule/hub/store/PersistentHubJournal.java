@@ -67,10 +67,23 @@ public final class PersistentHubJournal implements HubJournal {
    *     timeout}
    */
   public static PersistentHubJournal open(ActorSystem<?> system, Duration timeout) {
+    return open(system, timeout, timeout);
+  }
+
+  /**
+   * As {@link #open(ActorSystem, Duration)}, with its own bound for the first read: at start the
+   * JVM is cold, the pool and the cluster of one are still forming, and the read grows with the
+   * store's history, so a bound fit for one write (seconds) refused to restart a healthy hub.
+   *
+   * @param startTimeout how long the first read may take
+   * @param timeout how long each later write may take
+   */
+  public static PersistentHubJournal open(
+      ActorSystem<?> system, Duration startTimeout, Duration timeout) {
     HubCluster.joinSelfIfAlone(system);
     ClusterSharding.get(system)
         .init(Entity.of(TaskEntity.KEY, ctx -> TaskEntity.create(ctx.getEntityId())));
-    return new PersistentHubJournal(system, timeout, read(system, timeout));
+    return new PersistentHubJournal(system, timeout, read(system, startTimeout));
   }
 
   @Override
