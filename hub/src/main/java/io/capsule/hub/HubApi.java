@@ -81,30 +81,24 @@ final class HubApi {
   private final ProjectTokens tokens;
   private final String projectId;
   private final TaskQueue queue;
-  private final org.apache.pekko.actor.typed.ActorSystem<?> system;
   private final Optional<JdbcReadJournal> reads;
   private final RunnerRoll roll;
-  private final TaskEventStream.Settings sse;
 
   /**
-   * @param reads the store's read side when the hub keeps a journal: task events are then served
-   *     from it (any node, after a restart), with this node's push for speed
+   * @param reads the store's read side when the hub keeps a journal: the edge then streams task
+   *     events from it, and the brain's book keeps no event logs
    */
   HubApi(
-      org.apache.pekko.actor.typed.ActorSystem<?> system,
       HubServer hub,
       TaskBook book,
       ProjectTokens tokens,
       String projectId,
       TaskQueue queue,
       RunnerRoll roll,
-      Optional<JdbcReadJournal> reads,
-      TaskEventStream.Settings sse) {
+      Optional<JdbcReadJournal> reads) {
     this.roll = roll;
     this.reads = reads;
-    this.sse = sse;
     this.queue = queue;
-    this.system = system;
     this.hub = hub;
     this.book = book;
     this.tokens = tokens;

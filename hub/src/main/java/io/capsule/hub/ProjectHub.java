@@ -125,17 +125,7 @@ final class ProjectHub {
     CompletionStage<Done> events =
         hub.events()
             .runWith(Sink.foreach(e -> record(book, queue, roll, e, web.metrics(), steps)), system);
-    HubApi api =
-        new HubApi(
-            system,
-            hub,
-            book,
-            deps.tokens(),
-            projectId,
-            queue,
-            roll,
-            deps.reads(),
-            ReferenceHub.sseSettings(deps.settings()));
+    HubApi api = new HubApi(hub, book, deps.tokens(), projectId, queue, roll, deps.reads());
     Optional<Cancellable> sweeps = retention(system, settings.getDuration("retention"), queue);
     return new ProjectHub(hub, book, queue, api, web, events, sweeps);
   }
