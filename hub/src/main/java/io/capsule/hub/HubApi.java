@@ -21,13 +21,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
-import io.capsule.hub.events.LocalFeed;
-import io.capsule.hub.events.TaskEntry;
 import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
-import io.capsule.hub.task.TaskEntity;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
@@ -35,8 +32,6 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.apache.pekko.NotUsed;
-import org.apache.pekko.http.javadsl.marshalling.sse.EventStreamMarshalling;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -46,8 +41,6 @@ import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
-import org.apache.pekko.stream.javadsl.Sink;
-import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * The reference hub's HTTP API next to the runner endpoint. Every request carries a bearer token of
@@ -71,9 +64,10 @@ import org.apache.pekko.stream.javadsl.Source;
  *   <li>{@code GET /v1/tasks/{id}/events}: server-sent events, one per applied progress frame
  *       ({@code id} = the runner's seq, {@code event} = the progress kind, {@code data} = the
  *       payload) and finally {@code event: report}; resumable with {@code Last-Event-ID} or {@code
- *       ?after=N}. With a store, read from the task's journal there plus this node's live push
- *       ({@link TaskEventStream}); a watcher that falls behind gets a last {@code event: error}
- *       ({@code E-API-007}).
+ *       ?after=N}. Served by every node's {@link HubEdge} (a stream cannot cross to the brain as
+ *       one reply): with a store, read from the task's journal plus the cluster's live push ({@link
+ *       TaskEventStream}); a watcher that falls behind gets a last {@code event: error} ({@code
+ *       E-API-007}).
  *   <li>{@code GET /v1/runners}: every connected runner, and a disconnected one for {@code
  *       capsule.hub.runner-age-out} after it dropped: id, connected, its capabilities, the capsules
  *       and slots it announced (as placement reads them), its open tasks and how many.
@@ -87,30 +81,24 @@ final class HubApi {
   private final ProjectTokens tokens;
   private final String projectId;
   private final TaskQueue queue;
-  private final org.apache.pekko.actor.typed.ActorSystem<?> system;
   private final Optional<JdbcReadJournal> reads;
   private final RunnerRoll roll;
-  private final TaskEventStream.Settings sse;
 
   /**
-   * @param reads the store's read side when the hub keeps a journal: task events are then served
-   *     from it (any node, after a restart), with this node's push for speed
+   * @param reads the store's read side when the hub keeps a journal: the edge then streams task
+   *     events from it, and the brain's book keeps no event logs
    */
   HubApi(
-      org.apache.pekko.actor.typed.ActorSystem<?> system,
       HubServer hub,
       TaskBook book,
       ProjectTokens tokens,
       String projectId,
       TaskQueue queue,
       RunnerRoll roll,
-      Optional<JdbcReadJournal> reads,
-      TaskEventStream.Settings sse) {
+      Optional<JdbcReadJournal> reads) {
     this.roll = roll;
     this.reads = reads;
-    this.sse = sse;
     this.queue = queue;
-    this.system = system;
     this.hub = hub;
     this.book = book;
     this.tokens = tokens;
@@ -157,10 +145,7 @@ final class HubApi {
                                                         () -> authorized(true, () -> forget(id))))),
                                         path(
                                             "cancel",
-                                            () -> post(() -> authorized(() -> cancel(id)))),
-                                        path(
-                                            "events",
-                                            () -> get(() -> authorized(() -> events(id))))))))));
+                                            () -> post(() -> authorized(() -> cancel(id))))))))));
   }
 
   private Route authorized(Supplier<Route> inner) {
@@ -169,6 +154,21 @@ final class HubApi {
 
   /** {@code deletes}: the route forgets state, which only an admin token may. */
   private Route authorized(boolean deletes, Supplier<Route> inner) {
+    return authorized(tokens, projectId, deletes, inner);
+  }
+
+  /** True when the task's events are in a journal ({@code reads}), not only in the book. */
+  boolean journaled() {
+    return reads.isPresent();
+  }
+
+  /**
+   * {@code inner} for a bearer token of {@code projectId} with the api scope (or admin, which
+   * {@code deletes} requires); else 401 or 403 with the code. Also what every node's edge checks
+   * before it streams a task's events.
+   */
+  static Route authorized(
+      ProjectTokens tokens, String projectId, boolean deletes, Supplier<Route> inner) {
     return optionalHeaderValueByName(
         "Authorization",
         header -> {
@@ -350,49 +350,7 @@ final class HubApi {
         });
   }
 
-  /**
-   * The task's events after {@code Last-Event-ID} (or {@code ?after=}). A task this node's book
-   * does not hold (another node's, or one this node never restored) is served from the journal
-   * alone when the journal has it; a task this hub forgot is 404 wherever its events are.
-   */
-  private Route events(String id) {
-    return optionalHeaderValueByName(
-        "Last-Event-ID",
-        last ->
-            parameterOptional(
-                "after",
-                after -> {
-                  long from = parseId(last.or(() -> after).orElse("0"));
-                  Optional<TaskBook.Task> task = book.get(id);
-                  if (task.isPresent()) {
-                    LocalFeed push = live -> task.get().subscribe(from, reads.isPresent(), live);
-                    return stream(id, push, from);
-                  }
-                  if (book.wasForgotten(id) || reads.isEmpty()) {
-                    return noSuchTask(id);
-                  }
-                  return onSuccess(
-                      TaskEventStream.current(reads.get(), persistenceId(id))
-                          .runWith(Sink.headOption(), system),
-                      first ->
-                          first.isPresent() ? stream(id, LocalFeed.none(), from) : noSuchTask(id));
-                }));
-  }
-
-  private Route stream(String id, LocalFeed push, long from) {
-    Source<TaskEntry, NotUsed> journal =
-        reads.map(r -> TaskEventStream.journal(r, persistenceId(id))).orElseGet(Source::empty);
-    return complete(
-        StatusCodes.OK,
-        TaskEventStream.of(system, journal, push, from, sse),
-        EventStreamMarshalling.toEventStream());
-  }
-
-  private String persistenceId(String taskId) {
-    return TaskEntity.KEY.name() + "|" + TaskEntity.entityId(projectId, taskId);
-  }
-
-  private static long parseId(String s) {
+  static long parseId(String s) {
     try {
       return Math.max(0, Long.parseLong(s.trim()));
     } catch (NumberFormatException e) {
@@ -400,12 +358,12 @@ final class HubApi {
     }
   }
 
-  private static Route noSuchTask(String id) {
+  static Route noSuchTask(String id) {
     return refusal(StatusCodes.NOT_FOUND, Diagnostic.of(Code.E_API_002, "no task " + id));
   }
 
   /** A refusal with its code: {@code error} (code and message), {@code code}, {@code hint}. */
-  private static Route refusal(StatusCode status, Diagnostic d) {
+  static Route refusal(StatusCode status, Diagnostic d) {
     return json(status, TaskQueue.Answer.body(d));
   }
 

@@ -5,61 +5,69 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import com.typesafe.config.Config;
 import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.http.GuardedBinding;
-import io.capsule.hub.metrics.HubEventLog;
-import io.capsule.hub.metrics.HubMetrics;
-import io.capsule.hub.queue.PersistentQueueStore;
-import io.capsule.hub.queue.QueueStore;
+import io.capsule.hub.queue.QueueEntity;
 import io.capsule.hub.runner.HubServer;
-import io.capsule.hub.runner.RunnerInfo;
-import io.capsule.hub.store.HubEvent;
+import io.capsule.hub.runner.RunnerEdge;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.PersistentHubJournal;
-import io.capsule.hub.web.HubWeb;
-import io.capsule.hub.web.Readiness;
 import io.capsule.protocol.ProtocolConfig;
-import io.capsule.protocol.frame.TaskAssign;
-import io.capsule.protocol.frame.TaskCancel;
-import io.capsule.protocol.frame.TaskProgress;
-import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.query.PersistenceQuery;
-import org.apache.pekko.stream.javadsl.Sink;
 
 /**
  * {@code capsule hub}: the protocol's hub endpoint ({@code /v1/runner}) and the task API ({@link
- * HubApi}) on one listening address, with the hub's events recorded in a {@link TaskBook}.
+ * HubApi}) on one listening address, for one project.
  *
- * <p>With a {@link HubJournal} the hub survives its own restart: the journal holds every task's
- * assignment, cancel and applied progress, so a new hub on it rebuilds the task book (state,
- * events, reports: the SSE ids go on where they stopped) and the protocol's sequencing (runners
- * resume; nothing is lost or applied twice).
+ * <p>The project's state is one actor, its brain ({@link HubBrain}: the runners' sequencing, the
+ * tasks, the queue). With a store ({@link PersistentHubJournal}) the brain is a Cluster Sharding
+ * entity keyed by project, so it lives on exactly one node of the cluster (a single hub is a
+ * cluster of one) and, when that node dies, starts on a survivor from what the journal holds, as a
+ * restarted hub does. Without a store it is an actor on this node. Either way this node's {@link
+ * HubEdge} and runner gateways talk to it only with serializable messages, so every node answers
+ * the same.
  */
 public final class ReferenceHub {
   /** As the hub's journal waits for its store: long enough for a busy database, still bounded. */
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(20);
 
-  private final HubServer hub;
+  /**
+   * How long a node's API waits for the brain: a brain that is up answers in milliseconds; one
+   * being restored or moved is answered 503 with Retry-After instead of a hang.
+   */
+  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
+
+  private static final AtomicLong INSTANCES = new AtomicLong();
+
   private final GuardedBinding binding;
+  private final AtomicReference<ProjectHub> local;
   private final CompletionStage<Done> events;
-  private final Optional<Cancellable> retention;
+  private final Runnable stopBrain;
 
   private ReferenceHub(
-      HubServer hub,
       GuardedBinding binding,
+      AtomicReference<ProjectHub> local,
       CompletionStage<Done> events,
-      Optional<Cancellable> retention) {
-    this.hub = hub;
+      Runnable stopBrain) {
     this.binding = binding;
+    this.local = local;
     this.events = events;
-    this.retention = retention;
+    this.stopBrain = stopBrain;
   }
 
   /** Binds on {@code host:port} (port 0: a free one) for {@code projectId}; remembers nothing. */
@@ -75,7 +83,9 @@ public final class ReferenceHub {
 
   /**
    * Binds on {@code host:port} for {@code projectId}, starting from what {@code journal} recorded
-   * and recording into it. The caller closes the journal after {@link #stop()}.
+   * and recording into it. The caller closes the journal after {@link #stop()}. A single node waits
+   * until the brain restored; a cluster's node does not (the brain may be elsewhere, the cluster
+   * not formed yet).
    *
    * @throws io.capsule.protocol.ProtocolException {@code E-PRO-010} when the journal does not
    *     replay
@@ -88,93 +98,109 @@ public final class ReferenceHub {
       String host,
       int port,
       HubJournal journal) {
-    TaskBook book = new TaskBook(!(journal instanceof PersistentHubJournal));
-    journal.recorded().forEach(entry -> restore(book, entry));
-    HubServer hub = HubServer.create(system, config, tokens, journal);
-    var settings = system.settings().config().getConfig("capsule.hub");
-    QueueStore queueStore = queueStore(journal, projectId);
-    TaskQueue queue =
-        new TaskQueue(
-            hub,
-            book,
-            projectId,
-            settings.getInt("queue-max"),
-            settings.getDuration("queue-retry-after"),
-            queueStore);
-    queue.restore(queueStore.recorded()); // before any runner's hello can drain it
-    HubWeb web = web(system, hub, book, projectId); // /healthz, /readyz, /metrics, the page
-    HubEventLog steps = new HubEventLog();
-    RunnerRoll roll =
-        new RunnerRoll(java.time.Clock.systemUTC(), settings.getDuration("runner-age-out"));
-    CompletionStage<Done> events =
-        hub.events()
-            .runWith(Sink.foreach(e -> record(book, queue, roll, e, web.metrics(), steps)), system);
-    HubApi api =
-        new HubApi(
-            system,
-            hub,
-            book,
+    TaskEventStream.Settings sse = sseSettings(system.settings().config());
+    Optional<JdbcReadJournal> reads = reads(journal);
+    AtomicReference<ProjectHub> local = new AtomicReference<>();
+    CompletableFuture<ProjectHub> firstBuilt = new CompletableFuture<>();
+    ProjectHub.Deps deps =
+        new ProjectHub.Deps(
+            config,
             tokens,
-            projectId,
-            queue,
-            roll,
-            reads(journal),
-            sseSettings(system.settings().config()));
-    Optional<Cancellable> sweeps = retention(system, settings.getDuration("retention"), queue);
+            HubNode.get(system).live(projectId),
+            reads,
+            STORE_TIMEOUT,
+            system.settings().config(),
+            (built, failure) -> {
+              if (failure != null) {
+                firstBuilt.completeExceptionally(failure);
+              } else {
+                local.set(built);
+                firstBuilt.complete(built);
+              }
+            });
+    HubEdge.Brain brain;
+    Runnable stopBrain;
+    boolean alone;
+    if (journal instanceof PersistentHubJournal p) {
+      // The brain is sharded where the store's cluster is: the journal's system (the same as
+      // the HTTP side's in capsule hub; tests may serve HTTP from a plain system beside it).
+      ClusterSharding sharding =
+          HubNode.get(p.system())
+              .shardBrains(
+                  projectId,
+                  ctx ->
+                      HubBrain.create(
+                          ctx.getEntityId(), deps, p::reopen, Optional.of(ctx.getShard())));
+      // The queue's entities on every node, as the task entities are (PersistentHubJournal):
+      // sharding can then place them, and move them, anywhere, whichever node runs the brain.
+      sharding.init(Entity.of(QueueEntity.KEY, ctx -> QueueEntity.create(ctx.getEntityId())));
+      EntityRef<HubBrain.Command> entity = sharding.entityRefFor(HubBrain.KEY, projectId);
+      brain =
+          new HubEdge.Brain() {
+            @Override
+            public void tell(HubBrain.Command message) {
+              entity.tell(message);
+            }
+
+            @Override
+            public <R> CompletionStage<R> ask(
+                java.util.function.Function<ActorRef<R>, HubBrain.Command> message,
+                Duration timeout) {
+              return entity.ask(message::apply, timeout);
+            }
+          };
+      stopBrain = () -> entity.tell(new HubBrain.Stop());
+      alone = p.system().settings().config().getStringList("pekko.cluster.seed-nodes").isEmpty();
+    } else {
+      ActorRef<HubBrain.Command> actor =
+          system.systemActorOf(
+              HubBrain.create(projectId, deps, () -> journal),
+              "capsule-hub-brain-" + INSTANCES.incrementAndGet(),
+              Props.empty());
+      brain =
+          new HubEdge.Brain() {
+            @Override
+            public void tell(HubBrain.Command message) {
+              actor.tell(message);
+            }
+
+            @Override
+            public <R> CompletionStage<R> ask(
+                java.util.function.Function<ActorRef<R>, HubBrain.Command> message,
+                Duration timeout) {
+              return AskPattern.ask(actor, message::apply, timeout, system.scheduler());
+            }
+          };
+      stopBrain = () -> actor.tell(new HubBrain.Stop());
+      alone = true;
+    }
+    // A runner's socket reaches the brain through its entity (or actor): serializable messages.
+    RunnerEdge runners =
+        RunnerEdge.toBrain(
+            system,
+            config,
+            tokens,
+            opened -> brain.tell(new HubBrain.Connect(opened)),
+            config.helloTimeout().plus(ASK_TIMEOUT));
+    HubEdge edge =
+        new HubEdge(system, tokens, projectId, brain, ASK_TIMEOUT, deps.live(), reads, sse);
+    CompletionStage<Done> events = firstBuilt.thenCompose(h -> h.events);
+    if (alone) {
+      // Starts the brain now (it restores) and waits for it, as a restarted hub did.
+      brain.<HubBrain.Found>ask(r -> new HubBrain.Lookup("", 0, r), STORE_TIMEOUT.multipliedBy(2));
+    }
+    CompletionStage<?> ready = alone ? firstBuilt : CompletableFuture.completedFuture(null);
     // The guarded edge, not a plain binding: slow or idle connections must not lock runners out
     // (capsule.hub.http.*: a header deadline, per-address and total caps).
-    return GuardedBinding.bind(
-            system,
-            host,
-            port,
-            concat(hub.route(), api.route(), web.route()),
-            GuardedBinding.Limits.fromConfig(system.settings().config()))
-        .thenApply(b -> new ReferenceHub(hub, b, events, sweeps));
-  }
-
-  /**
-   * Forgets finished tasks older than {@code keep} (0: never), checking every half of it, at least
-   * every minute and at most every second: a task outlives its retention by at most that interval.
-   */
-  private static Optional<Cancellable> retention(
-      ActorSystem<?> system, Duration keep, TaskQueue queue) {
-    if (keep.isNegative()) {
-      throw new IllegalArgumentException("capsule.hub.retention must be >= 0, not " + keep);
-    }
-    if (keep.isZero()) {
-      return Optional.empty();
-    }
-    Duration every = keep.dividedBy(2);
-    every = every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every;
-    every = every.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : every;
-    return Optional.of(
-        system
-            .scheduler()
-            .scheduleWithFixedDelay(
-                every,
-                every,
-                () -> queue.sweep(java.time.Instant.now().minus(keep)),
-                system.executionContext()));
-  }
-
-  /**
-   * The queue is kept where the tasks are: in the store of a {@link PersistentHubJournal}, else
-   * nowhere (a hub without a store forgets everything on restart anyway).
-   */
-  private static QueueStore queueStore(HubJournal journal, String projectId) {
-    return journal instanceof PersistentHubJournal p
-        ? PersistentQueueStore.open(p.system(), projectId, STORE_TIMEOUT)
-        : QueueStore.none();
-  }
-
-  private static HubWeb web(ActorSystem<?> system, HubServer hub, TaskBook book, String project) {
-    return HubWeb.withPrometheus(
-        Readiness.of(system),
-        registry ->
-            new HubMetrics(registry, id -> book.get(id).map(t -> t.capsule).orElse("unknown"))
-                .watch(
-                    () -> hub.runners(project).stream().filter(RunnerInfo::connected).count(),
-                    () -> book.all().stream().filter(t -> "queued".equals(t.state())).count()));
+    return ready.thenCompose(
+        r ->
+            GuardedBinding.bind(
+                    system,
+                    host,
+                    port,
+                    concat(runners.route(), edge.route()),
+                    GuardedBinding.Limits.fromConfig(system.settings().config()))
+                .thenApply(b -> new ReferenceHub(b, local, events, stopBrain)));
   }
 
   /** The store's read side, when the hub keeps its tasks in one. */
@@ -204,45 +230,6 @@ public final class ReferenceHub {
     return new TaskEventStream.Settings(keepAlive, config.getInt("capsule.hub.sse.buffer"));
   }
 
-  private static void record(
-      TaskBook book,
-      TaskQueue queue,
-      RunnerRoll roll,
-      HubEvent e,
-      HubMetrics metrics,
-      HubEventLog steps) {
-    metrics.on(e);
-    steps.on(e); // one INFO line per runner and task step
-    if (e instanceof HubEvent.RunnerUp u) {
-      roll.up(u.runner());
-    } else if (e instanceof HubEvent.RunnerDown d) {
-      roll.down(d.runner());
-    }
-    if (e instanceof HubEvent.Progress p) {
-      book.progress(p.progress());
-    } else if (e instanceof HubEvent.Report r) {
-      book.report(r.report());
-      queue.drain(); // a slot freed
-    } else if (e instanceof HubEvent.RunnerUp) {
-      queue.drain(); // a runner (maybe the one a queued task names) can take work
-    }
-  }
-
-  /** One journal entry into the book, as if it had happened in this hub. */
-  private static void restore(TaskBook book, HubJournal.Entry entry) {
-    if (entry.frame() instanceof TaskAssign a) {
-      String backend = a.invocation().backend();
-      String capsule = backend.startsWith("capsule:") ? backend.substring(8) : backend;
-      book.add(new TaskBook.Task(a.taskId(), capsule, entry.runner(), a.task().json()));
-    } else if (entry.frame() instanceof TaskCancel c) {
-      book.get(c.taskId()).ifPresent(TaskBook.Task::markCancelRequested);
-    } else if (entry.frame() instanceof TaskProgress p) {
-      book.progress(p);
-    } else if (entry.frame() instanceof TaskReport r) {
-      book.report(r);
-    }
-  }
-
   /**
    * Completes when the hub stops; fails when it stopped on its own because it could not keep its
    * journal ({@code E-PRO-010}).
@@ -265,12 +252,30 @@ public final class ReferenceHub {
     return "ws://" + address().getHostString() + ":" + address().getPort() + "/v1/runner";
   }
 
+  /**
+   * The brain's runner side, when the brain runs on this node (always, for a single hub).
+   *
+   * @throws IllegalStateException when the brain runs on another node
+   */
   public HubServer hub() {
-    return hub;
+    ProjectHub h = local.get();
+    if (h == null) {
+      throw new IllegalStateException("the project's brain does not run on this node");
+    }
+    return h.hub;
   }
 
   public CompletionStage<Done> stop() {
-    retention.ifPresent(Cancellable::cancel);
-    return binding.terminate().thenCompose(t -> hub.close());
+    return binding
+        .terminate()
+        .thenCompose(
+            t -> {
+              ProjectHub h = local.get();
+              if (h == null) {
+                return CompletableFuture.completedFuture(Done.getInstance());
+              }
+              stopBrain.run(); // closes its runners' sockets and stops it (or passivates it)
+              return h.events.handle((d, e) -> Done.getInstance());
+            });
   }
 }

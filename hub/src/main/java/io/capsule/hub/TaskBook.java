@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -42,6 +43,9 @@ final class TaskBook {
     private Optional<java.time.Instant> finishedAt = Optional.empty();
     private int events;
     private final List<Consumer<TaskEntry>> subscribers = new ArrayList<>();
+    // The book's push to every node's watchers (set when the book takes the task).
+    private java.util.concurrent.atomic.AtomicReference<BiConsumer<String, TaskEntry>> published =
+        new java.util.concurrent.atomic.AtomicReference<>((id, e) -> {});
     // Ended without a runner: its closing report is in this book only, never in a task journal.
     private boolean endedUnplaced;
     private Optional<ObjectNode> report = Optional.empty();
@@ -168,6 +172,7 @@ final class TaskBook {
       for (Consumer<TaskEntry> s : List.copyOf(subscribers)) {
         s.accept(e);
       }
+      published.get().accept(id, e);
     }
 
     private synchronized void onProgress(TaskProgress p) {
@@ -197,6 +202,8 @@ final class TaskBook {
 
   private final Map<String, Task> tasks = new ConcurrentHashMap<>();
   private final boolean keepsLogs;
+  private final java.util.concurrent.atomic.AtomicReference<BiConsumer<String, TaskEntry>>
+      publisher = new java.util.concurrent.atomic.AtomicReference<>((id, e) -> {});
 
   /** A book that keeps every task's events: the hub has no store to read them from. */
   TaskBook() {
@@ -221,8 +228,17 @@ final class TaskBook {
   boolean add(Task task) {
     synchronized (task) {
       task.keepsLog = keepsLogs;
+      task.published = publisher;
     }
     return tasks.putIfAbsent(task.id, task) == null;
+  }
+
+  /**
+   * Hands every event appended from now on, of every task, to {@code to} (the cluster-wide live
+   * push): called under the task's lock, in order, so {@code to} must only hand it on.
+   */
+  void publishTo(BiConsumer<String, TaskEntry> to) {
+    publisher.set(to);
   }
 
   /** True when {@code id} named a task this book forgot. */

@@ -201,6 +201,10 @@ public enum Code {
       "this hub node left its cluster (downed by the split-brain resolver) and stopped",
       "its runners fail over to the other nodes; start it again with the same --seed list, and"
           + " check that the nodes reach each other's --canonical addresses"),
+  E_HUB_007(
+      "the project's hub did not answer in time: it is starting, or moving to another node",
+      "retry after Retry-After (runners reconnect on their own); if it lasts, check that most"
+          + " cluster nodes are up and the store answers"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(

@@ -2,7 +2,8 @@ package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
-import io.capsule.hub.runner.ServerSocket.Control;
+import io.capsule.hub.HubCbor;
+import io.capsule.hub.runner.BrainSession.Conn;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.HubJournal.Direction;
@@ -24,58 +25,65 @@ import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
-import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.Disconnect;
 import io.capsule.protocol.ws.OrderedQueue;
-import io.capsule.protocol.ws.Wire;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.http.javadsl.model.ws.Message;
 
 /**
- * The hub's state: one {@link SeqState} per runner (it outlives connections), the connection each
- * runner is on, which runner owns which task. All socket callbacks arrive here as messages; the
- * streams wait on the futures in them, which is how a slow event consumer or a slow runner
- * back-pressures the socket instead of growing a buffer.
+ * The project's brain for runners: one {@link BrainSession} per runner (its {@link SeqState}
+ * outlives connections), the connection each runner is on, which runner owns which task. Sockets
+ * are served by {@link RunnerGateway}s on any node of the cluster; they reach this actor only with
+ * serializable messages ({@link RunnerOpened}, {@link Inbound}, {@link Closed}) and it answers them
+ * the same way, so it may run on another node than the socket. An {@link Inbound} is answered once
+ * consumed, which is how a slow event consumer or a slow store back-pressures the socket instead of
+ * growing a buffer.
  *
  * <p>Durability: every frame the hub sends and every runner frame it applies goes through the
  * {@link HubJournal} first (see there); a hub starts from what its journal recorded ({@link
  * HubRestore}). When the journal fails, the hub stops: connections close with 1011 and the event
  * stream fails with {@code E-PRO-010}.
+ *
+ * <p>Over 400 lines: the protocol's rules for one runner's frames (hello and resume, ownership,
+ * held-frame budget, apply-then-ack) read as one sequence here; the per-runner state and its
+ * arithmetic are in {@link BrainSession}, the journal's failure in {@link BrainJournal}.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
   private static final FrameCodec CODEC = FrameCodec.shared();
 
-  sealed interface Command {}
+  // Not sealed: RunnerOpened, which the project's entity (another package) passes on, is top-level.
+  interface Command {}
 
-  record Opened(
-      long id,
-      RunnerKey key,
-      TokenClaims claims,
-      OrderedQueue<Message> out,
-      CompletableFuture<Control> control)
-      implements Command {}
+  /**
+   * One frame from the runner as JSON text, or (with {@code frame} null) the gateway's refusal of
+   * what it read ({@code refusedCode}, {@code refusedMessage}); answered once consumed, which is
+   * how a slow brain back-pressures the socket.
+   */
+  record Inbound(
+      String id,
+      String frame,
+      String refusedCode,
+      String refusedMessage,
+      ActorRef<RunnerGateway.Consumed> replyTo)
+      implements Command, HubCbor {}
 
-  /** {@code frame} is a {@link Frame} or a {@link FrameRejected}. */
-  record Inbound(long id, Object frame, CompletableFuture<Done> done) implements Command {}
-
-  record Closed(long id, String reason) implements Command {}
+  record Closed(String id, String reason) implements Command, HubCbor {}
 
   record Assign(RunnerKey key, TaskAssign assign, CompletableFuture<TaskAssign> reply)
       implements Command {}
@@ -90,47 +98,19 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   /** Ends every connection, completes the event stream, stops. */
   record Shutdown() implements Command {}
 
-  private record HelloTimeout(long id) implements Command {}
+  private record HelloTimeout(String id) implements Command {}
 
-  private static final class Conn {
-    final Opened opened;
-    Hello hello;
-    int appliedSinceAck;
-
-    Conn(Opened opened) {
-      this.opened = opened;
-    }
-
-    boolean has(String capability) {
-      return hello != null && hello.hasCapability(capability);
-    }
-  }
-
-  private static final class Session {
-    final SeqState seq;
-    final Set<String> openTasks = new LinkedHashSet<>();
-
-    /** Encoded size of each frame the SeqState holds above a gap, per task and seq. */
-    final Map<String, Map<Long, Integer>> heldSizes = new HashMap<>();
-
-    long heldBytes;
-    Conn conn;
-    Hello lastHello;
-
-    Session(SeqState seq) {
-      this.seq = seq;
-    }
-  }
+  /** The gateway stopped without a {@link Closed} (its node died): as if it had closed. */
+  private record GatewayGone(String id) implements Command {}
 
   private final ProtocolConfig config;
   private final TimerScheduler<Command> timers;
   private final OrderedQueue<HubEvent> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
-  private final HubJournal journal;
-  private final Map<Long, Conn> conns = new HashMap<>();
-  private final Map<RunnerKey, Session> sessions;
+  private final BrainJournal journal;
+  private final Map<String, Conn> conns = new HashMap<>();
+  private final Map<RunnerKey, BrainSession> sessions;
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
-  private ProtocolException journalFailure;
 
   static Behavior<Command> create(
       ProtocolConfig config,
@@ -157,13 +137,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     this.config = config;
     this.events = events;
     this.snapshot = snapshot;
-    this.journal = journal;
+    this.journal = new BrainJournal(journal);
     this.sessions = new HashMap<>();
     restored
         .runners()
         .forEach(
             (key, r) -> {
-              Session s = new Session(r.seq());
+              BrainSession s = new BrainSession(r.seq());
               s.openTasks.addAll(r.openTasks());
               sessions.put(key, s);
               publish(key, s); // a restored runner: known, not connected, with its open tasks
@@ -174,19 +154,23 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Opened.class, this::onOpened)
+        .onMessage(RunnerOpened.class, this::onRunnerOpened)
         .onMessage(Inbound.class, this::onInbound)
         .onMessage(Closed.class, this::onClosed)
+        .onMessage(GatewayGone.class, g -> onClosed(new Closed(g.id(), "its node left")))
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
         .onMessage(Shutdown.class, s -> onShutdown())
+        .onSignal(PostStop.class, s -> onStopped())
         .build();
   }
 
-  private Behavior<Command> onOpened(Opened o) {
+  private Behavior<Command> onRunnerOpened(RunnerOpened o) {
     conns.put(o.id(), new Conn(o));
+    getContext().watchWith(o.gateway(), new GatewayGone(o.id()));
+    o.gateway().tell(new RunnerGateway.Welcome(getContext().getSelf()));
     timers.startSingleTimer("hello-" + o.id(), new HelloTimeout(o.id()), config.helloTimeout());
     return this;
   }
@@ -195,28 +179,30 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     Conn c = conns.get(t.id());
     if (c != null && c.hello == null) {
       refuse(c, Code.E_PRO_009, "no hello within " + config.helloTimeout());
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-009"));
+      c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-009");
     }
     return this;
   }
 
   private Behavior<Command> onInbound(Inbound in) {
     Conn c = conns.get(in.id());
+    RunnerGateway.Consumed consumed = new RunnerGateway.Consumed(in.id());
     if (c == null) {
-      in.done().complete(Done.getInstance());
+      in.replyTo().tell(consumed);
       return this;
     }
     List<CompletionStage<Done>> waits = new ArrayList<>();
-    if (in.frame() instanceof FrameRejected r) {
+    Object frame = RunnerGateway.decode(in);
+    if (frame instanceof FrameRejected r) {
       onRejected(c, r, waits);
     } else if (c.hello == null) {
-      if (in.frame() instanceof Hello h) {
+      if (frame instanceof Hello h) {
         onHello(c, h, waits);
       } else {
-        getContext().getLog().warn("{}: {} before hello, dropped", c.opened.key(), in.frame());
+        getContext().getLog().warn("{}: {} before hello, dropped", c.key(), frame);
       }
     } else {
-      onFrame(c, (Frame) in.frame(), waits);
+      onFrame(c, (Frame) frame, waits);
     }
     // Never wait for our own outbound here (the runner may be waiting for us to read before it
     // reads: a cross-wait through two full TCP buffers). Replies written here (acks, pongs, error
@@ -225,76 +211,70 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
             waits.stream()
                 .map(CompletionStage::toCompletableFuture)
                 .toArray(CompletableFuture[]::new))
-        .whenComplete((d, e) -> in.done().complete(Done.getInstance()));
-    return journalFailure == null ? this : halt();
+        .whenComplete((d, e) -> in.replyTo().tell(consumed));
+    return journal.failure() == null ? this : halt();
   }
 
   private void onRejected(Conn c, FrameRejected r, List<CompletionStage<Done>> waits) {
     getContext().getLog().warn("{}: frame refused: {}", c.opened.key(), r.diagnostic());
     waits.add(events.offer(new HubEvent.Refused(c.opened.key(), r.diagnostic())));
     if (c.has(Capabilities.ERROR_FRAMES)) {
-      send(c, new ErrorFrame(r.code().id(), r.diagnostic().message()));
+      c.send(new ErrorFrame(r.code().id(), r.diagnostic().message()));
     }
   }
 
   private void onHello(Conn c, Hello h, List<CompletionStage<Done>> waits) {
     RunnerKey key = c.opened.key();
     timers.cancel("hello-" + c.opened.id());
-    if (!h.projectId().equals(c.opened.claims().projectId())) {
+    if (!h.projectId().equals(c.opened.tokenProject())) {
       Diagnostic d =
           Diagnostic.of(
               Code.E_PRO_008,
               "hello.project_id '"
                   + h.projectId()
                   + "' differs from the token's '"
-                  + c.opened.claims().projectId()
+                  + c.opened.tokenProject()
                   + "'");
       getContext().getLog().warn("{}: {}", key, d);
       waits.add(events.offer(new HubEvent.Refused(key, d)));
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.PROJECT_MISMATCH, "E-PRO-008"));
+      c.end(CloseCodes.PROJECT_MISMATCH, "E-PRO-008");
       return;
     }
-    c.hello = h;
-    Session s = sessions.computeIfAbsent(key, k -> new Session(SeqState.of(config)));
-    if (s.conn != null && s.conn != c) {
-      s.conn.opened.control().complete(new ServerSocket.Close(CloseCodes.REPLACED, "replaced"));
+    BrainSession s = sessions.computeIfAbsent(key, k -> new BrainSession(SeqState.of(config)));
+    if (s.attach(c, h) != null) {
       waits.add(events.offer(new HubEvent.RunnerDown(key, "replaced by a new connection")));
-      s.conn = null;
     }
-    s.conn = c;
-    s.lastHello = h;
     publish(key, s); // before the event: whoever sees RunnerUp must find the runner connected
     waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
     getContext().getLog().info("{}: hello on connection {}", key, c.opened.id());
-    if (c.has(Capabilities.ACK)) {
-      send(c, new Ack(s.seq.takeAckMap()));
-    }
-    // The resume map proves what the runner holds: trim, then replay the rest in order (and
-    // everything of an open task it does not list).
-    s.seq.ack(h.resume());
-    for (SequencedFrame f : s.seq.replayListFor(h.resume())) {
-      send(c, f);
-    }
+    s.resume(c, h);
   }
 
   private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
     RunnerKey key = c.opened.key();
-    Session s = sessions.get(key);
+    BrainSession s = sessions.get(key);
     if (s == null || s.conn != c) {
       return; // a replaced connection's late frame: the new one replays it
     }
     if (f instanceof Ping p) {
-      send(c, new Pong(p.nonce()));
+      c.send(new Pong(p.nonce()));
     } else if (f instanceof TaskProgress || f instanceof TaskReport) {
       SequencedFrame sf = (SequencedFrame) f;
       if (!s.openTasks.contains(sf.taskId()) && !s.seq.isFinished(sf.taskId())) {
         // Not placed on this runner: never applied, never held (a runner could otherwise fill
         // the hub with frames of tasks it invents). The connection stays: its own tasks go on.
-        onRejected(c, notPlaced(key, sf), waits);
+        onRejected(
+            c,
+            BrainSession.notPlaced(
+                key, sf, taskOwner.get(HubRestore.owned(key.projectId(), sf.taskId()))),
+            waits);
         return;
       }
       Receipt r = s.seq.receive(sf);
-      if (!account(c, s, sf, r)) {
+      Optional<String> over = s.overBudget(sf, r, config.heldBytesBudget());
+      if (over.isPresent()) {
+        refuse(c, Code.E_PRO_013, over.get());
+        c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-013");
         return; // over the budget: the connection closes, the runner replays what was held
       }
       boolean reportSeen = f instanceof TaskReport;
@@ -304,7 +284,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
           r.applied().stream()
               .map(applied -> new HubJournal.Entry(key, Direction.APPLIED, applied))
               .toList();
-      if (!batch.isEmpty() && !recordAll(batch)) {
+      if (!batch.isEmpty() && !journal.write(batch)) {
         return; // not kept, so neither published nor acked: the runner replays it to the next hub
       }
       for (SequencedFrame applied : r.applied()) {
@@ -325,7 +305,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       }
       if (c.has(Capabilities.ACK) && (reportSeen || c.appliedSinceAck >= config.ackEvery())) {
         c.appliedSinceAck = 0;
-        send(c, new Ack(s.seq.takeAckMap()));
+        c.send(new Ack(s.seq.takeAckMap()));
       }
     } else if (f instanceof ErrorFrame e) {
       getContext().getLog().warn("{}: runner refused a frame: {} {}", key, e.code(), e.message());
@@ -338,76 +318,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
   }
 
-  /**
-   * Keeps the bytes of held frames per runner under {@link ProtocolConfig#heldBytesBudget()}: a
-   * held frame adds its encoded size, an applied one that was held gives it back, a finished task
-   * gives back whatever it still held. Past the budget every held frame is dropped and the
-   * connection closes (1008, E-PRO-013); nothing applied is lost, since held frames were neither
-   * applied nor acknowledged and the runner replays them in order. False when it closed the
-   * connection.
-   */
-  private boolean account(Conn c, Session s, SequencedFrame f, Receipt r) {
-    if (r.status() == Receipt.Status.HELD) {
-      int size = CODEC.encode(f).length; // only out-of-order frames pay for this
-      s.heldSizes.computeIfAbsent(f.taskId(), k -> new HashMap<>()).put(f.seq(), size);
-      s.heldBytes += size;
-    }
-    Map<Long, Integer> held = s.heldSizes.get(f.taskId());
-    if (held != null) {
-      for (SequencedFrame applied : r.applied()) {
-        Integer size = held.remove(applied.seq());
-        s.heldBytes -= size == null ? 0 : size;
-      }
-      if (held.isEmpty() || s.seq.isFinished(f.taskId())) {
-        held.values().forEach(size -> s.heldBytes -= size);
-        s.heldSizes.remove(f.taskId());
-      }
-    }
-    if (s.heldBytes <= config.heldBytesBudget()) {
-      return true;
-    }
-    refuse(
-        c,
-        Code.E_PRO_013,
-        "held out-of-order frames reached "
-            + s.heldBytes
-            + " bytes, over the budget of "
-            + config.heldBytesBudget());
-    s.seq.dropHeld();
-    s.heldSizes.clear();
-    s.heldBytes = 0;
-    c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-013"));
-    return false;
-  }
-
-  private FrameRejected notPlaced(RunnerKey key, SequencedFrame f) {
-    RunnerKey owner = taskOwner.get(HubRestore.owned(key.projectId(), f.taskId()));
-    return new FrameRejected(
-        Code.E_PRO_011,
-        "runner '"
-            + key.runnerId()
-            + "' sent "
-            + f.type()
-            + " seq "
-            + f.seq()
-            + " for task '"
-            + f.taskId()
-            + "', which "
-            + (owner == null
-                ? "is not an open task of this project"
-                : "is placed on runner '" + owner.runnerId() + "'")
-            + "; nothing of it was applied");
-  }
-
   private Behavior<Command> onClosed(Closed closed) {
     Conn c = conns.remove(closed.id());
     timers.cancel("hello-" + closed.id());
     if (c == null) {
       return this;
     }
-    c.opened.out().complete();
-    c.opened.control().complete(new ServerSocket.Drop());
-    Session s = sessions.get(c.opened.key());
+    getContext().unwatch(c.opened.gateway()); // its gateway ends its own socket
+    BrainSession s = sessions.get(c.opened.key());
     if (s != null && s.conn == c) {
       s.conn = null;
       publish(c.opened.key(), s);
@@ -417,18 +335,16 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onAssign(Assign a) {
-    Session s = sessions.computeIfAbsent(a.key(), k -> new Session(SeqState.of(config)));
+    BrainSession s = sessions.computeIfAbsent(a.key(), k -> new BrainSession(SeqState.of(config)));
     try {
-      // Refused before it takes a seq: the runner could never accept it.
-      Message message = Wire.cappedNext(s.seq, a.assign(), config.frameCapBytes());
-      TaskAssign numbered = s.seq.emit(a.assign());
-      if (!record(a.key(), Direction.SENT, numbered)) {
-        a.reply().completeExceptionally(journalFailure);
+      Optional<TaskAssign> sent = s.send(a.key(), a.assign(), config.frameCapBytes(), journal);
+      if (sent.isEmpty()) {
+        a.reply().completeExceptionally(journal.failure());
         return halt();
       }
+      TaskAssign numbered = sent.get();
       s.openTasks.add(numbered.taskId());
       taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
-      sendIfUp(s, message);
       publish(a.key(), s);
       a.reply().complete(numbered);
     } catch (ProtocolException e) {
@@ -439,21 +355,19 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   private Behavior<Command> onCancel(Cancel c) {
     RunnerKey key = taskOwner.get(HubRestore.owned(c.projectId(), c.taskId()));
-    Session s = key == null ? null : sessions.get(key);
+    BrainSession s = key == null ? null : sessions.get(key);
     if (s == null || s.seq.isFinished(c.taskId())) {
       c.reply().complete(Optional.empty()); // unknown or finished: a cancel changes nothing
       return this;
     }
     try {
-      TaskCancel cancel = new TaskCancel(c.taskId(), c.reason());
-      Message message = Wire.cappedNext(s.seq, cancel, config.frameCapBytes());
-      TaskCancel numbered = s.seq.emit(cancel);
-      if (!record(key, Direction.SENT, numbered)) {
-        c.reply().completeExceptionally(journalFailure);
+      Optional<TaskCancel> sent =
+          s.send(key, new TaskCancel(c.taskId(), c.reason()), config.frameCapBytes(), journal);
+      if (sent.isEmpty()) {
+        c.reply().completeExceptionally(journal.failure());
         return halt();
       }
-      sendIfUp(s, message);
-      c.reply().complete(Optional.of(numbered));
+      c.reply().complete(sent);
     } catch (ProtocolException e) {
       c.reply().completeExceptionally(e);
     }
@@ -461,49 +375,36 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onKick(Kick k) {
-    Session s = sessions.get(k.key());
+    BrainSession s = sessions.get(k.key());
     if (s == null || s.conn == null) {
       k.reply().complete(false);
       return this;
     }
-    Control how =
-        switch (k.mode()) {
-          case CLOSE -> new ServerSocket.Close(CloseCodes.NORMAL, "closed by the hub");
-          case DROP -> new ServerSocket.Drop();
-          case ABORT -> new ServerSocket.Abort();
-        };
-    s.conn.opened.control().complete(how);
+    switch (k.mode()) {
+      case CLOSE -> s.conn.end(CloseCodes.NORMAL, "closed by the hub");
+      case DROP -> s.conn.end(RunnerGateway.EndSocket.DROP, "");
+      case ABORT -> s.conn.end(RunnerGateway.EndSocket.ABORT, "");
+    }
     k.reply().complete(true);
     return this;
   }
 
   private Behavior<Command> onShutdown() {
     for (Conn c : conns.values()) {
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.NORMAL, "hub shutting down"));
+      c.end(CloseCodes.NORMAL, "hub shutting down");
     }
-    events.complete();
     return Behaviors.stopped();
   }
 
-  /** Journals one entry before it has any effect; false (and the failure kept) when it cannot. */
-  private boolean record(RunnerKey key, Direction direction, SequencedFrame frame) {
-    return recordAll(List.of(new HubJournal.Entry(key, direction, frame)));
-  }
-
-  /** Journals entries that arrived together, in one write where the journal can. */
-  private boolean recordAll(List<HubJournal.Entry> entries) {
-    try {
-      journal.appendAll(entries);
-      return true;
-    } catch (ProtocolException e) {
-      journalFailure = e;
-      return false;
-    } catch (RuntimeException e) {
-      journalFailure =
-          new ProtocolException(
-              Diagnostic.of(Code.E_PRO_010, "the hub journal failed: " + e.getMessage()), e);
-      return false;
+  /**
+   * However it stopped (shut down, halted, or stopped with its sharded entity when the brain
+   * moves): the event stream ends; gateways learn it by watching this actor.
+   */
+  private Behavior<Command> onStopped() {
+    if (journal.failure() == null) {
+      events.complete();
     }
+    return this;
   }
 
   /**
@@ -511,40 +412,21 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
    * their frames and resume against the restarted hub, which restores from the same journal.
    */
   private Behavior<Command> halt() {
-    getContext().getLog().error("hub stops: {}", journalFailure.diagnostic());
+    getContext().getLog().error("hub stops: {}", journal.failure().diagnostic());
     for (Conn c : conns.values()) {
-      c.opened.control().complete(new ServerSocket.Close(CloseCodes.INTERNAL_ERROR, "E-PRO-010"));
+      c.end(CloseCodes.INTERNAL_ERROR, "E-PRO-010");
     }
-    events.fail(journalFailure);
+    events.fail(journal.failure());
     return Behaviors.stopped();
-  }
-
-  private void sendIfUp(Session s, Message encoded) {
-    // While the runner is away the frame waits in the replay buffer; hello.resume brings it.
-    if (s.conn != null && s.conn.hello != null) {
-      s.conn.opened.out().offer(encoded);
-    }
-  }
-
-  private void send(Conn c, Frame f) {
-    c.opened.out().offer(Wire.text(f));
   }
 
   private void refuse(Conn c, Code code, String message) {
     Diagnostic d = Diagnostic.of(code, message);
-    getContext().getLog().warn("{}: {}", c.opened.key(), d);
-    events.offer(new HubEvent.Refused(c.opened.key(), d));
+    getContext().getLog().warn("{}: {}", c.key(), d);
+    events.offer(new HubEvent.Refused(c.key(), d));
   }
 
-  private void publish(RunnerKey key, Session s) {
-    Hello h = s.lastHello;
-    snapshot.put(
-        key,
-        new RunnerInfo(
-            key,
-            s.conn != null,
-            h == null ? "" : h.runnerVersion(),
-            h == null ? List.of() : h.capabilities(),
-            s.openTasks));
+  private void publish(RunnerKey key, BrainSession s) {
+    snapshot.put(key, s.info(key));
   }
 }

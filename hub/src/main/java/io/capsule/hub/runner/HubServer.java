@@ -1,26 +1,16 @@
 package io.capsule.hub.runner;
 
-import static org.apache.pekko.http.javadsl.server.Directives.complete;
-import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
-import static org.apache.pekko.http.javadsl.server.Directives.path;
-import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
-
-import io.capsule.config.diag.Code;
-import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolConfig;
-import io.capsule.protocol.ProtocolException.TokenRefused;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.schema.Schemas;
 import io.capsule.protocol.token.ProjectTokens;
-import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.Disconnect;
 import io.capsule.protocol.ws.OrderedQueue;
-import io.capsule.protocol.ws.Wire;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -28,33 +18,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.event.Logging;
-import org.apache.pekko.event.LoggingAdapter;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.http.javadsl.model.AttributeKeys;
-import org.apache.pekko.http.javadsl.model.HttpRequest;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.StatusCodes;
-import org.apache.pekko.http.javadsl.model.headers.Authorization;
-import org.apache.pekko.http.javadsl.model.ws.Message;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.javadsl.settings.ServerSettings;
-import org.apache.pekko.http.scaladsl.settings.WebSocketSettings;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.BroadcastHub;
-import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Keep;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 
@@ -83,23 +61,27 @@ public final class HubServer {
       new java.util.concurrent.atomic.AtomicLong();
 
   private final ActorSystem<?> system;
-  private final ProtocolConfig config;
-  private final ProjectTokens tokens;
   private final ActorRef<HubCore.Command> core;
   private final Source<HubEvent, NotUsed> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> runners = new ConcurrentHashMap<>();
-  private final AtomicLong ids = new AtomicLong();
-  private final WebSocketSettings wsSettings;
-  private final LoggingAdapter log;
+  private final RunnerEdge edge;
   private volatile ServerBinding binding;
 
+  /** Starts the brain's actor: a system actor, or a child of a sharded entity. */
+  @FunctionalInterface
+  private interface Spawner {
+    ActorRef<HubCore.Command> spawn(Behavior<HubCore.Command> behavior, String name);
+  }
+
   private HubServer(
-      ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
+      ActorSystem<?> system,
+      ProtocolConfig config,
+      ProjectTokens tokens,
+      HubJournal journal,
+      Spawner spawner) {
     this.system = system;
     Schemas.preload();
     HubRestore restored = HubRestore.of(config, journal.recorded()); // throws: bad journal
-    this.config = config;
-    this.tokens = tokens;
     // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one
     // subscribes within the materializer's subscription timeout; the hub instead holds elements
     // (back-pressure) until a consumer attaches.
@@ -109,19 +91,23 @@ public final class HubServer {
             .run(Materializer.matFromSystem(system));
     this.events = q.second();
     this.core =
-        system.systemActorOf(
+        spawner.spawn(
             HubCore.create(config, new OrderedQueue<>(q.first()), runners, journal, restored),
-            "capsule-hub-" + INSTANCES.incrementAndGet(),
-            Props.empty());
-    this.wsSettings =
-        (WebSocketSettings) ServerSettings.create(Adapter.toClassic(system)).getWebsocketSettings();
-    this.log = Logging.getLogger(Adapter.toClassic(system), HubServer.class);
+            "capsule-hub-" + INSTANCES.incrementAndGet());
+    ActorRef<HubCore.Command> brain = core;
+    // Sockets accepted here talk to this hub's own brain; a cluster's nodes use a RunnerEdge of
+    // their own that reaches the brain through sharding.
+    this.edge = new RunnerEdge(system, config, tokens, brain::tell, config.helloTimeout());
+  }
+
+  private static Spawner systemActors(ActorSystem<?> system) {
+    return (behavior, name) -> system.systemActorOf(behavior, name, Props.empty());
   }
 
   /** A hub that is not bound yet: embed {@link #route()} in your own server, or call bind. */
   public static HubServer create(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens) {
-    return new HubServer(system, config, tokens, HubJournal.none());
+    return new HubServer(system, config, tokens, HubJournal.none(), systemActors(system));
   }
 
   /**
@@ -136,7 +122,30 @@ public final class HubServer {
    */
   public static HubServer create(
       ActorSystem<?> system, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
-    return new HubServer(system, config, tokens, journal);
+    return new HubServer(system, config, tokens, journal, systemActors(system));
+  }
+
+  /**
+   * A hub whose brain is a child of {@code parent} (the project's sharded entity): stopping that
+   * parent stops the brain, and the gateways that watch it close their sockets. Call from the
+   * parent's own thread.
+   */
+  public static HubServer createIn(
+      ActorContext<?> parent, ProtocolConfig config, ProjectTokens tokens, HubJournal journal) {
+    return new HubServer(parent.getSystem(), config, tokens, journal, parent::spawn);
+  }
+
+  /**
+   * Hands a socket accepted on any node (by a {@link RunnerGateway}) to this hub's brain; the
+   * message is serializable, so it may come from another node through the brain's entity.
+   */
+  public void open(RunnerOpened opened) {
+    core.tell(opened);
+  }
+
+  /** The brain's actor: its parent watches it (it stops on its own when its journal fails). */
+  public ActorRef<?> brainActor() {
+    return core;
   }
 
   /** Binds the route on {@code host:port} (port 0 picks a free one; see {@link #localAddress}). */
@@ -167,7 +176,7 @@ public final class HubServer {
 
   /** The route {@code /v1/runner}. */
   public Route route() {
-    return pathPrefix("v1", () -> path("runner", () -> extractRequest(r -> complete(accept(r)))));
+    return edge.route();
   }
 
   /**
@@ -230,79 +239,5 @@ public final class HubServer {
           core.tell(new HubCore.Shutdown());
           return d;
         });
-  }
-
-  private HttpResponse accept(HttpRequest request) {
-    var upgrade = request.getAttribute(AttributeKeys.webSocketUpgrade);
-    if (upgrade.isEmpty()) {
-      return HttpResponse.create()
-          .withStatus(StatusCodes.BAD_REQUEST)
-          .withEntity("expected a WebSocket upgrade");
-    }
-    TokenClaims claims;
-    try {
-      claims = tokens.verify(bearer(request).orElse(null));
-    } catch (TokenRefused e) {
-      log.warning("runner refused before upgrade: {}", e.diagnostic());
-      return HttpResponse.create()
-          .withStatus(StatusCodes.UNAUTHORIZED)
-          .withEntity(e.diagnostic().toString());
-    }
-    if (!claims.scope().opensRunnerEndpoint()) {
-      // An api or admin token is for people and scripts: it must not pose as a runner.
-      Diagnostic d =
-          Diagnostic.of(
-              Code.E_PRO_012,
-              "a '" + claims.scope().claim() + "' token cannot open the runner endpoint");
-      log.warning("runner refused before upgrade: {}", d);
-      return HttpResponse.create().withStatus(StatusCodes.FORBIDDEN).withEntity(d.toString());
-    }
-    long id = ids.incrementAndGet();
-    RunnerKey key =
-        new RunnerKey(claims.projectId(), claims.runnerId().orElse(RunnerKey.DEFAULT_RUNNER));
-    Materializer mat = Materializer.matFromSystem(system);
-    Pair<SourceQueueWithComplete<Message>, Source<Message, NotUsed>> out =
-        Source.<Message>queue(config.outboundQueue(), OverflowStrategy.backpressure())
-            .preMaterialize(mat);
-    CompletableFuture<ServerSocket.Control> control = new CompletableFuture<>();
-    Source<Message, NotUsed> outbound =
-        out.second()
-            .keepAlive(config.heartbeatIdle(), Wire::ping)
-            .watchTermination(
-                (m, done) -> {
-                  done.whenComplete(
-                      (d, e) ->
-                          core.tell(
-                              new HubCore.Closed(id, e == null ? "closed" : String.valueOf(e))));
-                  return m;
-                });
-    Sink<Message, NotUsed> inbound =
-        Flow.<Message>create()
-            .idleTimeout(config.deadAfter())
-            .via(Wire.decode(config.frameCapBytes(), true, mat))
-            .mapAsync(
-                1,
-                f -> {
-                  CompletableFuture<Done> done = new CompletableFuture<>();
-                  core.tell(new HubCore.Inbound(id, f, done));
-                  return done;
-                })
-            .to(Sink.ignore());
-    core.tell(new HubCore.Opened(id, key, claims, new OrderedQueue<>(out.first()), control));
-    return ServerSocket.accept(
-        upgrade.get(),
-        Flow.fromSinkAndSourceCoupled(inbound, outbound),
-        control,
-        config.frameCapBytes(),
-        wsSettings,
-        log);
-  }
-
-  private static Optional<String> bearer(HttpRequest request) {
-    return request
-        .getHeader(Authorization.class)
-        .map(Authorization::credentials)
-        .filter(c -> c.scheme().equalsIgnoreCase("Bearer"))
-        .map(c -> c.token());
   }
 }

@@ -91,6 +91,16 @@ public final class PersistentHubJournal implements HubJournal {
     return recorded;
   }
 
+  /**
+   * The same store, read again now (blocking, up to the timeout): what a hub's brain that starts on
+   * this node, perhaps after another node's brain died, must restore from.
+   *
+   * @throws ProtocolException {@code E-PRO-010} when the store cannot be read in time
+   */
+  public PersistentHubJournal reopen() {
+    return new PersistentHubJournal(system, timeout, read(system, timeout));
+  }
+
   @Override
   public void append(Entry entry) {
     appendAll(List.of(entry));

@@ -1,0 +1,220 @@
+package io.capsule.hub.runner;
+
+import io.capsule.config.diag.Code;
+import io.capsule.hub.HubCbor;
+import io.capsule.hub.runner.ServerSocket.Control;
+import io.capsule.protocol.ProtocolException.FrameRejected;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.Frame;
+import io.capsule.protocol.ws.OrderedQueue;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+import org.apache.pekko.http.javadsl.model.ws.TextMessage;
+
+/**
+ * One runner WebSocket on the node that accepted it: the node-local half of a connection, while the
+ * project's state lives in {@link HubCore} (the brain), which may run on another node of the
+ * cluster. The socket's streams talk to this actor; this actor talks to the brain only with
+ * serializable messages (frames as JSON text, actor refs, records), so the brain can be anywhere.
+ *
+ * <p>Lifecycle: it announces the connection to the brain ({@link Brain#open}), holds the runner's
+ * first frame until the brain answers {@link Welcome} (bounded by {@code welcomeTimeout}: no answer
+ * closes the socket with 4013 and {@code E-HUB-007}, and the runner dials again), then forwards
+ * frames and carries the brain's frames and closes to the socket. It watches the brain: when the
+ * brain stops (its node died, or sharding moved it) the socket closes with 4012 and {@code
+ * E-HUB-007}, and the runner resumes against the brain's next incarnation, which restored its
+ * sequencing from the journal.
+ */
+final class RunnerGateway {
+  private static final FrameCodec CODEC = FrameCodec.shared();
+
+  /**
+   * The brain moved: the runner reconnects and resumes. A private code (4000-4999), as 1012
+   * (service restart) is refused by Pekko's client as an invalid close code.
+   */
+  static final int MOVED = 4012;
+
+  /** Try again later: no brain answered in time (private, for the same reason as 1013 would be). */
+  static final int TRY_AGAIN = 4013;
+
+  sealed interface Command {}
+
+  /** From the brain: it knows the connection; talk to {@code core} from now on. */
+  record Welcome(ActorRef<HubCore.Command> core) implements Command, HubCbor {}
+
+  /** From the brain: a frame for the runner, encoded. */
+  record ToRunner(String text) implements Command, HubCbor {}
+
+  /** From the brain: end the socket ({@code code} > 0: a close frame; 0: drop; -1: abort). */
+  record EndSocket(int code, String reason) implements Command, HubCbor {
+    static final int DROP = 0;
+    static final int ABORT = -1;
+  }
+
+  /** The brain's answer to one {@link HubCore.Inbound}: the next frame may be read. */
+  record Consumed(String connId) implements HubCbor {}
+
+  /** From the socket's inbound stream: one decoded frame (or a refusal), answered when consumed. */
+  record FromRunner(Object frame, ActorRef<Consumed> replyTo) implements Command {}
+
+  /** The socket's outbound side ended. */
+  record SocketEnded(String reason) implements Command {}
+
+  private record BrainGone() implements Command {}
+
+  private record NoWelcome() implements Command {}
+
+  /** Where a gateway announces its connection: the brain's actor here, or its sharded entity. */
+  @FunctionalInterface
+  interface Brain {
+    void open(RunnerOpened opened);
+  }
+
+  private final ActorContext<Command> ctx;
+  private final String connId;
+  private final OrderedQueue<Message> out;
+  private final CompletableFuture<Control> control;
+
+  private RunnerGateway(
+      ActorContext<Command> ctx,
+      String connId,
+      OrderedQueue<Message> out,
+      CompletableFuture<Control> control) {
+    this.ctx = ctx;
+    this.connId = connId;
+    this.out = out;
+    this.control = control;
+  }
+
+  static Behavior<Command> create(
+      String connId,
+      RunnerKey key,
+      String tokenProject,
+      Brain brain,
+      Duration welcomeTimeout,
+      OrderedQueue<Message> out,
+      CompletableFuture<Control> control) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    Behaviors.withStash(
+                        // The inbound stream asks one frame at a time (mapAsync 1): a few slots
+                        // are plenty, and a full stash is a bug, not a load.
+                        8,
+                        stash -> {
+                          brain.open(new RunnerOpened(connId, key, tokenProject, ctx.getSelf()));
+                          timers.startSingleTimer(new NoWelcome(), welcomeTimeout);
+                          return new RunnerGateway(ctx, connId, out, control)
+                              .waiting(stash, timers, welcomeTimeout);
+                        })));
+  }
+
+  private Behavior<Command> waiting(
+      StashBuffer<Command> stash, TimerScheduler<Command> timers, Duration welcomeTimeout) {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            Welcome.class,
+            w -> {
+              timers.cancelAll();
+              ctx.watchWith(w.core(), new BrainGone());
+              return stash.unstashAll(active(w.core()));
+            })
+        .onMessage(
+            NoWelcome.class,
+            n -> {
+              ctx.getLog().warn("{}: no hub brain answered within {}", connId, welcomeTimeout);
+              control.complete(
+                  new ServerSocket.Close(
+                      TRY_AGAIN, Code.E_HUB_007.id() + " no hub answered; reconnect"));
+              return Behaviors.same();
+            })
+        .onMessage(SocketEnded.class, e -> ended())
+        .onAnyMessage(
+            m -> {
+              stash.stash(m);
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  private Behavior<Command> active(ActorRef<HubCore.Command> core) {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            FromRunner.class,
+            f -> {
+              core.tell(inbound(f));
+              return Behaviors.same();
+            })
+        .onMessage(
+            ToRunner.class,
+            t -> {
+              out.offer(TextMessage.create(t.text()));
+              return Behaviors.same();
+            })
+        .onMessage(
+            EndSocket.class,
+            e -> {
+              control.complete(
+                  switch (e.code()) {
+                    case EndSocket.DROP -> new ServerSocket.Drop();
+                    case EndSocket.ABORT -> new ServerSocket.Abort();
+                    default -> new ServerSocket.Close(e.code(), e.reason());
+                  });
+              return Behaviors.same();
+            })
+        .onMessage(
+            BrainGone.class,
+            g -> {
+              ctx.getLog().info("{}: the hub brain stopped; the runner reconnects", connId);
+              control.complete(
+                  new ServerSocket.Close(
+                      MOVED, Code.E_HUB_007.id() + " the hub moved; reconnect and resume"));
+              return Behaviors.same();
+            })
+        .onMessage(
+            SocketEnded.class,
+            e -> {
+              core.tell(new HubCore.Closed(connId, e.reason()));
+              return ended();
+            })
+        .onMessage(Welcome.class, w -> Behaviors.same())
+        .onMessage(NoWelcome.class, n -> Behaviors.same())
+        .build();
+  }
+
+  private Behavior<Command> ended() {
+    out.complete();
+    control.complete(new ServerSocket.Drop());
+    return Behaviors.stopped();
+  }
+
+  /** The gateway's frame or refusal, back as the protocol's objects on the brain's side. */
+  static Object decode(HubCore.Inbound in) {
+    if (in.frame() == null) {
+      Code code = Code.byId(in.refusedCode()).orElse(Code.E_PRO_002);
+      return new FrameRejected(code, in.refusedMessage());
+    }
+    try {
+      return CODEC.decode(in.frame(), false);
+    } catch (FrameRejected r) {
+      return r;
+    }
+  }
+
+  private HubCore.Inbound inbound(FromRunner f) {
+    if (f.frame() instanceof FrameRejected r) {
+      return new HubCore.Inbound(
+          connId, null, r.diagnostic().code().id(), r.diagnostic().message(), f.replyTo());
+    }
+    return new HubCore.Inbound(
+        connId, CODEC.encodeToString((Frame) f.frame()), null, null, f.replyTo());
+  }
+}
