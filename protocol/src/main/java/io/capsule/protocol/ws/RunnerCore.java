@@ -103,14 +103,19 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   private final Materializer mat;
   private final boolean acks;
   private final HubEndpoints endpoints;
+  private final RunnerTraffic traffic;
   private Conn conn;
+  private boolean everReady;
   private long ids;
   private int attempt;
 
   static Behavior<Command> create(
-      RunnerClient.Settings settings, OrderedQueue<SequencedFrame> inbound, StateCell cell) {
+      RunnerClient.Settings settings,
+      OrderedQueue<SequencedFrame> inbound,
+      StateCell cell,
+      RunnerTraffic traffic) {
     return Behaviors.setup(
-        ctx -> Behaviors.withTimers(t -> new RunnerCore(ctx, t, settings, inbound, cell)));
+        ctx -> Behaviors.withTimers(t -> new RunnerCore(ctx, t, settings, inbound, cell, traffic)));
   }
 
   private RunnerCore(
@@ -118,8 +123,10 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       TimerScheduler<Command> timers,
       RunnerClient.Settings settings,
       OrderedQueue<SequencedFrame> inbound,
-      StateCell cell) {
+      StateCell cell,
+      RunnerTraffic traffic) {
     super(ctx);
+    this.traffic = traffic;
     this.settings = settings;
     this.config = settings.config();
     this.timers = timers;
@@ -154,6 +161,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       s.reply().completeExceptionally(e);
       return this;
     }
+    traffic.sent(1);
     if (conn != null && conn.ready) {
       // Written or not, the frame is safe in the replay buffer: complete either way.
       conn.out.offer(message).whenComplete((d, e) -> s.reply().complete(numbered));
@@ -245,9 +253,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     conn.ready = true;
     attempt = 0;
     endpoints.connected();
-    for (SequencedFrame f : seq.replayListFor(hubHas)) {
+    List<SequencedFrame> replay = seq.replayListFor(hubHas);
+    for (SequencedFrame f : replay) {
       conn.out.offer(Wire.text(f));
     }
+    traffic.connected(everReady, replay.size());
+    everReady = true;
     getContext()
         .getLog()
         .info(
