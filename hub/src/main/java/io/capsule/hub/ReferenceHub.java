@@ -7,6 +7,8 @@ import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.http.GuardedBinding;
 import io.capsule.hub.metrics.HubEventLog;
 import io.capsule.hub.metrics.HubMetrics;
+import io.capsule.hub.metrics.HubTraffic;
+import io.capsule.hub.metrics.QueueWatch;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -22,10 +24,13 @@ import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -88,6 +93,24 @@ public final class ReferenceHub {
       String host,
       int port,
       HubJournal journal) {
+    return start(system, config, tokens, projectId, host, port, journal, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(ActorSystem, ProtocolConfig, ProjectTokens, String, String, int, HubJournal)},
+   * with the hub's meters registered on {@code registry} (an embedder's own; never a global one):
+   * the embedder exposes them as it likes, and this hub's {@code /metrics} answers 404. Empty: a
+   * Prometheus registry of the hub's own, served at {@code /metrics}.
+   */
+  public static CompletionStage<ReferenceHub> start(
+      ActorSystem<?> system,
+      ProtocolConfig config,
+      ProjectTokens tokens,
+      String projectId,
+      String host,
+      int port,
+      HubJournal journal,
+      Optional<MeterRegistry> registry) {
     TaskBook book = new TaskBook(!(journal instanceof PersistentHubJournal));
     journal.recorded().forEach(entry -> restore(book, entry));
     HubServer hub = HubServer.create(system, config, tokens, journal);
@@ -102,8 +125,9 @@ public final class ReferenceHub {
             settings.getDuration("queue-retry-after"),
             queueStore);
     queue.restore(queueStore.recorded()); // before any runner's hello can drain it
-    HubWeb web = web(system, hub, book, projectId); // /healthz, /readyz, /metrics, the page
+    HubWeb web = web(system, hub, book, projectId, registry); // /healthz, /readyz, /metrics, page
     HubEventLog steps = new HubEventLog();
+    queue.watch(QueueWatch.all(List.of(web.metrics(), steps))); // queue wait time, log lines
     RunnerRoll roll =
         new RunnerRoll(java.time.Clock.systemUTC(), settings.getDuration("runner-age-out"));
     CompletionStage<Done> events =
@@ -167,14 +191,22 @@ public final class ReferenceHub {
         : QueueStore.none();
   }
 
-  private static HubWeb web(ActorSystem<?> system, HubServer hub, TaskBook book, String project) {
-    return HubWeb.withPrometheus(
-        Readiness.of(system),
+  private static HubWeb web(
+      ActorSystem<?> system,
+      HubServer hub,
+      TaskBook book,
+      String project,
+      Optional<MeterRegistry> embedders) {
+    Function<MeterRegistry, HubMetrics> meters =
         registry ->
             new HubMetrics(registry, id -> book.get(id).map(t -> t.capsule).orElse("unknown"))
                 .watch(
                     () -> hub.runners(project).stream().filter(RunnerInfo::connected).count(),
-                    () -> book.all().stream().filter(t -> "queued".equals(t.state())).count()));
+                    () -> book.all().stream().filter(t -> "queued".equals(t.state())).count())
+                .traffic(HubTraffic.get(system));
+    return embedders
+        .map(r -> HubWeb.withMetrics(Readiness.of(system), meters.apply(r)))
+        .orElseGet(() -> HubWeb.withPrometheus(Readiness.of(system), meters::apply));
   }
 
   /** The store's read side, when the hub keeps its tasks in one. */

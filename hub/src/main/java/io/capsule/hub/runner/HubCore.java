@@ -2,6 +2,7 @@ package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.metrics.HubTraffic;
 import io.capsule.hub.runner.ServerSocket.Control;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
@@ -272,9 +273,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     // The resume map proves what the runner holds: trim, then replay the rest in order (and
     // everything of an open task it does not list).
     s.seq.ack(h.resume());
-    for (SequencedFrame f : s.seq.replayListFor(h.resume())) {
-      send(c, f);
-    }
+    List<SequencedFrame> replay = s.seq.replayListFor(h.resume());
+    replay.forEach(f -> send(c, f));
+    HubTraffic.get(getContext().getSystem()).replayed(replay.size());
   }
 
   private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
@@ -363,6 +364,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         s.heldSizes.remove(f.taskId());
       }
     }
+    HubTraffic.get(getContext().getSystem()).held(c.opened.key(), s.heldBytes); // the gauge
     if (s.heldBytes <= config.heldBytesBudget()) {
       return true;
     }
@@ -376,6 +378,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     s.seq.dropHeld();
     s.heldSizes.clear();
     s.heldBytes = 0;
+    HubTraffic.get(getContext().getSystem()).held(c.opened.key(), 0);
     c.opened.control().complete(new ServerSocket.Close(CloseCodes.POLICY_VIOLATION, "E-PRO-013"));
     return false;
   }
@@ -520,6 +523,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private void sendIfUp(Session s, Message encoded) {
+    HubTraffic.get(getContext().getSystem()).sent(); // sent now, or replayed at the next hello
     // While the runner is away the frame waits in the replay buffer; hello.resume brings it.
     if (s.conn != null && s.conn.hello != null) {
       s.conn.opened.out().offer(encoded);

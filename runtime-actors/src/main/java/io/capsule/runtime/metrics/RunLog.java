@@ -41,10 +41,11 @@ public final class RunLog {
   }
 
   /**
-   * @param terminal the driver's terminal event ({@code result}, {@code turn-failed}, …)
+   * @param terminal the driver's terminal event: {@code turn-end}, or {@code turn-failed} (said)
    */
   public static void turnEnded(String taskId, String terminal) {
-    LOG.info("run {}: turn ended ({})", taskId, terminal);
+    LOG.info(
+        "run {}: turn ended{}", taskId, "turn-end".equals(terminal) ? "" : " (" + terminal + ")");
   }
 
   public static void finished(RunOutcome o) {
