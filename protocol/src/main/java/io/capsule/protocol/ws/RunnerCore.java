@@ -67,6 +67,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
 
   private record Closed(long id, Throwable cause) implements Command {}
 
+  /** The upgrade of connection {@code id} got no answer in time. */
+  private record UpgradeDeadline(long id) implements Command {}
+
   /** The latest state, readable from any thread. */
   static final class StateCell {
     private volatile ConnectionState state =
@@ -147,6 +150,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         .onMessage(Upgraded.class, this::onUpgraded)
         .onMessage(Inbound.class, this::onInbound)
         .onMessage(Closed.class, this::onClosed)
+        .onMessage(UpgradeDeadline.class, this::onUpgradeDeadline)
         .onMessage(Stop.class, this::onStop)
         .build();
   }
@@ -220,13 +224,29 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
                 mat)
             .first();
     getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
+    // A host that accepts the socket and closes it (or keeps it) without an HTTP answer, such as a
+    // proxy with no backend, may leave the upgrade answer pending for good: bound it, as a silent
+    // hub is bounded once connected.
+    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), config.deadAfter());
     return this;
+  }
+
+  private Behavior<Command> onUpgradeDeadline(UpgradeDeadline d) {
+    if (conn == null || conn.id != d.id() || conn.upgraded) {
+      return this;
+    }
+    return lost(
+        OptionalInt.empty(),
+        conn.closedEarly != null
+            ? "the connection ended before the hub answered the upgrade"
+            : "no answer to the upgrade within " + config.deadAfter().toMillis() + " ms");
   }
 
   private Behavior<Command> onUpgraded(Upgraded u) {
     if (conn == null || conn.id != u.id()) {
       return this;
     }
+    timers.cancel("upgrade");
     if (u.failure() != null) {
       return lost(OptionalInt.empty(), "cannot connect: " + u.failure().getMessage());
     }
