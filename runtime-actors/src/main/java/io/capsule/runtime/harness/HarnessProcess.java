@@ -241,11 +241,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     this.output = new HarnessOutput(listener, limits);
     EgressProxy.Refusals refusals =
         (host, port, reason, count) -> self.tell(new Refused(host, port, reason, count));
+    RuntimeMetrics metrics = RuntimeMetrics.get(context.getSystem()); // looked up on this thread
     this.spawning =
         CompletableFuture.supplyAsync(
             () ->
-                RuntimeMetrics.get(context.getSystem())
-                    .timeSpawn(() -> HarnessSpawn.start(launch, limits.containment(), refusals)),
+                metrics.timeSpawn(() -> HarnessSpawn.start(launch, limits.containment(), refusals)),
             io);
     context.pipeToSelf(spawning, (p, failure) -> new SpawnResult(p, unwrap(failure)));
   }
