@@ -16,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -86,6 +88,7 @@ class HubPageBrowserTest {
         present, "no Chromium here: apt-get install chromium chromium-driver to run this test");
     TestCapsules.capsule(capsules, "stream", countingHarness(300));
     TestCapsules.capsule(capsules, "slow", TestCapsules.slowHarness());
+    TestCapsules.capsule(capsules, "paced", pacedHarness(PACED_WORDS));
     CapsuleSettings settings = CapsuleSettings.load();
     ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
     String runnerToken =
@@ -225,6 +228,9 @@ class HubPageBrowserTest {
             ExpectedConditions.textToBePresentInElementLocated(
                 By.cssSelector("#tasks tr[data-task='t-web-slow']"), "canceled"));
     assertTrue(done.getText().contains("done"), done.getText());
+    assertTrue(
+        done.findElement(By.cssSelector("td[data-label='Age']")).getText().matches("\\d+ (s|min)"),
+        "the age comes from the API's created_at: " + done.getText());
     JsonNode usage =
         new HubApiClient(hub.apiUrl(), apiToken).get("/v1/tasks/t-web-stream").at("/report/usage");
     long total = 0;
@@ -248,6 +254,62 @@ class HubPageBrowserTest {
     browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
     waitFor(By.cssSelector("#tasks tr[data-task='t-web-stream'] td[data-label='Outcome']"));
     shot("08-tasks-phone");
+  }
+
+  @Test
+  @Order(6)
+  void aTaskPageResumesAfterItsEventStreamIsCutWithoutRepeatingAWord() throws Exception {
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 900));
+    // The page on a second address, through a forwarder the test can cut: a real network cut
+    // under the page's open event stream (the token is per origin: sign in there too).
+    try (CuttableProxy proxy = new CuttableProxy(hub.address().getPort())) {
+      browser.get("http://127.0.0.1:" + proxy.port() + "/");
+      waitFor(By.id("token")).sendKeys(apiToken);
+      browser.findElement(By.id("sign-in")).click();
+      waitFor(By.id("view-tasks"));
+      browser.findElement(By.id("nav-submit")).click();
+      waitFor(By.id("submit-goal"));
+      browser.findElement(By.id("submit-capsule")).sendKeys("paced");
+      browser.findElement(By.id("submit-goal")).sendKeys("say your words slowly");
+      browser.findElement(By.id("submit-id")).sendKeys("t-web-cut");
+      browser.findElement(By.id("submit")).click();
+      new WebDriverWait(browser, STEP)
+          .until(
+              ExpectedConditions.textToBePresentInElementLocated(By.id("transcript"), "p1 p2 p3"));
+      proxy.cut(); // the open stream ends mid-task
+      proxy.heal(); // and the page's next attempt gets through
+      new WebDriverWait(browser, STEP)
+          .until(
+              ExpectedConditions.textToBePresentInElementLocated(
+                  By.id("status"), "resumed after event"));
+      new WebDriverWait(browser, STEP)
+          .until(ExpectedConditions.visibilityOfElementLocated(By.id("report")));
+      String streamed = browser.findElement(By.id("transcript")).getText();
+      List<String> expected = new ArrayList<>();
+      for (int i = 1; i <= PACED_WORDS; i++) {
+        expected.add("p" + i);
+      }
+      assertEquals(expected, List.of(streamed.trim().split("\\s+")), "each word once, in order");
+      shot("09-task-resumed");
+    }
+  }
+
+  private static final int PACED_WORDS = 30;
+
+  /** Says {@code n} words a fifth of a second apart: a stream long enough to be cut mid-way. */
+  static String pacedHarness(int n) {
+    return "#!/bin/sh\n"
+        + "[ \"$1\" = --version ] && { echo 1; exit 0; }\n"
+        + "read -r turn\n"
+        + "i=1; text=''\n"
+        + "while [ $i -le "
+        + n
+        + " ]; do\n"
+        + "  w=\"p$i\"; [ $i -gt 1 ] && w=\" p$i\"\n"
+        + "  printf '{\"type\":\"delta\",\"text\":\"%s\"}\\n' \"$w\"; text=\"$text$w\"\n"
+        + "  sleep 0.2; i=$((i+1))\n"
+        + "done\n"
+        + "printf '{\"type\":\"result\",\"text\":\"%s\"}\\n' \"$text\"\n";
   }
 
   /**

@@ -131,10 +131,30 @@ class LogLinesTest {
     assertEquals(
         List.of(
             "runner logs/r-logs connected (version development, capsules [echo], slots 4)",
+            "task t-log queued (capsule echo)",
+            "task t-log placed on runner logs/r-logs after S s",
             "task t-log started on runner logs/r-logs",
             "task t-log finished: done on runner logs/r-logs (0 tokens)",
             "runner logs/r-logs disconnected: closed"),
-        info.stream().map(l -> l.replaceAll("disconnected: .*", "disconnected: closed")).toList());
+        info.stream()
+            .map(l -> l.replaceAll("disconnected: .*", "disconnected: closed"))
+            .map(l -> l.replaceAll("after \\d+\\.\\d s", "after S s"))
+            .toList());
+    // The runner: one line per run step, each naming the task, none with what it was asked.
+    List<String> runSteps =
+        events.stream()
+            .filter(e -> e.getLevel() == Level.INFO)
+            .filter(e -> e.getLoggerName().equals("io.capsule.runtime.runs"))
+            .map(ILoggingEvent::getFormattedMessage)
+            .map(l -> l.replaceAll("pid \\d+", "pid P").replaceAll("\\d+\\.\\d s$", "S s"))
+            .toList();
+    assertEquals(
+        List.of(
+            "run t-log started (capsule echo)",
+            "run t-log: harness spawned (pid P)",
+            "run t-log: turn ended",
+            "run t-log finished: done after 1 turn, S s"),
+        runSteps);
     for (ILoggingEvent e : events) {
       String text = everything(e);
       assertFalse(text.contains(runnerToken) || text.contains(apiToken), "a token: " + text);
@@ -145,7 +165,7 @@ class LogLinesTest {
             .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
             .filter(e -> e.getFormattedMessage().contains("t-log"))
             .count();
-    assertTrue(frameLines <= 4, "no INFO line per frame: " + frameLines);
+    assertTrue(frameLines <= 8, "no INFO line per frame (4 hub, 4 runner steps): " + frameLines);
   }
 
   /** The message, its arguments and its throwable chain: all a log line can print. */

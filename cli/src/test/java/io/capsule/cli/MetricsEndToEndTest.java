@@ -19,7 +19,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -158,6 +160,59 @@ class MetricsEndToEndTest {
         hubSeries.get("capsule_hub_runs_finished_total{failure=\"none\",outcome=\"done\"}"),
         "the earlier run's series did not move");
     assertEquals(0.0, series(scrape(runnerMetrics)).get("capsule_runner_runs_in_flight"));
+  }
+
+  /**
+   * Meters registered at their first event, which these two runs do not have: a tool call, a retry,
+   * an egress refusal, a refused frame. Every other meter of the README's list must be in a scrape
+   * after the runs, and every meter in a scrape must be in the list.
+   */
+  private static final Set<String> FIRST_USE =
+      Set.of(
+          "capsule_runner_tool_calls_total",
+          "capsule_runner_retries_total",
+          "capsule_runner_egress_refused_total",
+          "capsule_hub_frames_refused_total");
+
+  @Test
+  @Order(3)
+  void theReadmeListsExactlyTheMetersTheEndpointsServe() throws Exception {
+    Set<String> served = new TreeSet<>();
+    for (String url : List.of(hub.apiUrl() + "/metrics", runnerMetrics)) {
+      for (String sample : series(scrape(url)).keySet()) {
+        served.add(sample.replaceAll("\\{.*", "").replaceAll("_(bucket|count|sum|max)$", ""));
+      }
+    }
+    Set<String> listed = readmeMeters();
+    Set<String> unlisted = new TreeSet<>(served);
+    unlisted.removeAll(listed);
+    assertEquals(Set.of(), unlisted, "served but not in the README's list");
+    Set<String> missing = new TreeSet<>(listed);
+    missing.removeAll(served);
+    missing.removeAll(FIRST_USE);
+    assertEquals(Set.of(), missing, "in the README's list but not served after two runs");
+  }
+
+  /** The metric names in the table of README's "Watching it run". */
+  private static Set<String> readmeMeters() throws java.io.IOException {
+    String readme =
+        java.nio.file.Files.readString(
+            Path.of("..").toAbsolutePath().normalize().resolve("README.md"));
+    String section = readme.substring(readme.indexOf("## Watching it run"));
+    section = section.substring(0, section.indexOf("\n## ", 3));
+    Set<String> names = new TreeSet<>();
+    for (String line : section.split("\n")) {
+      if (line.startsWith("| `capsule_")) {
+        String first = line.split("\\|")[1];
+        java.util.regex.Matcher m =
+            java.util.regex.Pattern.compile("`(capsule_[a-z_]+)`").matcher(first);
+        while (m.find()) {
+          names.add(m.group(1));
+        }
+      }
+    }
+    assertTrue(names.size() > 10, "the README's table was found: " + names);
+    return names;
   }
 
   private String scrape(String url) throws Exception {

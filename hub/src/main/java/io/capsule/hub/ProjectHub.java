@@ -4,6 +4,8 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 
 import io.capsule.hub.metrics.HubEventLog;
 import io.capsule.hub.metrics.HubMetrics;
+import io.capsule.hub.metrics.HubTraffic;
+import io.capsule.hub.metrics.QueueWatch;
 import io.capsule.hub.queue.PersistentQueueStore;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
@@ -19,9 +21,12 @@ import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -52,7 +57,8 @@ final class ProjectHub {
       Optional<JdbcReadJournal> reads,
       Duration storeTimeout,
       com.typesafe.config.Config settings,
-      java.util.function.BiConsumer<ProjectHub, Throwable> built) {}
+      java.util.function.BiConsumer<ProjectHub, Throwable> built,
+      Optional<MeterRegistry> registry) {}
 
   final HubServer hub;
   final TaskBook book;
@@ -118,8 +124,9 @@ final class ProjectHub {
             settings.getDuration("queue-retry-after"),
             restored.queueStore());
     queue.restore(restored.queueStore().recorded()); // before any runner's hello can drain it
-    HubWeb web = web(system, hub, book, projectId);
+    HubWeb web = web(system, hub, book, projectId, deps.registry()); // /metrics, the page
     HubEventLog steps = new HubEventLog();
+    queue.watch(QueueWatch.all(List.of(web.metrics(), steps))); // queue wait time, log lines
     RunnerRoll roll =
         new RunnerRoll(java.time.Clock.systemUTC(), settings.getDuration("runner-age-out"));
     CompletionStage<Done> events =
@@ -164,14 +171,27 @@ final class ProjectHub {
                 system.executionContext()));
   }
 
-  private static HubWeb web(ActorSystem<?> system, HubServer hub, TaskBook book, String project) {
-    return HubWeb.withPrometheus(
-        Readiness.of(system),
+  /**
+   * The hub's meters on {@code embedders}' registry when an embedder passed one (never a global
+   * one; {@code /metrics} then answers 404), else on a Prometheus registry of the hub's own, served
+   * at {@code /metrics}.
+   */
+  private static HubWeb web(
+      ActorSystem<?> system,
+      HubServer hub,
+      TaskBook book,
+      String project,
+      Optional<MeterRegistry> embedders) {
+    Function<MeterRegistry, HubMetrics> meters =
         registry ->
             new HubMetrics(registry, id -> book.get(id).map(t -> t.capsule).orElse("unknown"))
                 .watch(
                     () -> hub.runners(project).stream().filter(RunnerInfo::connected).count(),
-                    () -> book.all().stream().filter(t -> "queued".equals(t.state())).count()));
+                    () -> book.all().stream().filter(t -> "queued".equals(t.state())).count())
+                .traffic(HubTraffic.get(system));
+    return embedders
+        .map(r -> HubWeb.withMetrics(Readiness.of(system), meters.apply(r)))
+        .orElseGet(() -> HubWeb.withPrometheus(Readiness.of(system), meters::apply));
   }
 
   private static void record(

@@ -12,6 +12,7 @@ import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.token.ProjectTokens;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -98,6 +99,25 @@ public final class ReferenceHub {
       String host,
       int port,
       HubJournal journal) {
+    return start(system, config, tokens, projectId, host, port, journal, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(ActorSystem, ProtocolConfig, ProjectTokens, String, String, int, HubJournal)},
+   * with the hub's meters registered on {@code registry} (an embedder's own; never a global one):
+   * the embedder exposes them as it likes, and this hub's {@code /metrics} answers 404. Empty: a
+   * Prometheus registry of the hub's own, served at {@code /metrics}. The meters live where the
+   * project's brain runs: on this node for a single hub.
+   */
+  public static CompletionStage<ReferenceHub> start(
+      ActorSystem<?> system,
+      ProtocolConfig config,
+      ProjectTokens tokens,
+      String projectId,
+      String host,
+      int port,
+      HubJournal journal,
+      Optional<MeterRegistry> registry) {
     TaskEventStream.Settings sse = sseSettings(system.settings().config());
     Optional<JdbcReadJournal> reads = reads(journal);
     AtomicReference<ProjectHub> local = new AtomicReference<>();
@@ -117,7 +137,8 @@ public final class ReferenceHub {
                 local.set(built);
                 firstBuilt.complete(built);
               }
-            });
+            },
+            registry);
     HubEdge.Brain brain;
     Runnable stopBrain;
     boolean alone;

@@ -42,6 +42,10 @@ final class TaskBook {
     // When this hub learned the task finished (its report, or its end unplaced): for retention.
     private Optional<java.time.Instant> finishedAt = Optional.empty();
     private int events;
+    // When this hub learned of the task (a task restored from the store: when the hub started),
+    // and when anything about it last changed: the page's age column, the queue's wait time.
+    final java.time.Instant createdAt = java.time.Instant.now();
+    private java.time.Instant updatedAt = createdAt;
     private final List<Consumer<TaskEntry>> subscribers = new ArrayList<>();
     // The book's push to every node's watchers (set when the book takes the task).
     private java.util.concurrent.atomic.AtomicReference<BiConsumer<String, TaskEntry>> published =
@@ -135,6 +139,8 @@ final class TaskBook {
       waiting.ifPresent(w -> n.put("waiting", w));
       n.put("cancel_requested", cancelRequested);
       n.put("events", events);
+      n.put("created_at", createdAt.toString()); // ISO-8601, UTC
+      n.put("updated_at", updatedAt.toString());
       return n;
     }
 
@@ -166,6 +172,7 @@ final class TaskBook {
 
     private synchronized void append(TaskEntry e) {
       events++;
+      updatedAt = java.time.Instant.now();
       if (keepsLog || endedUnplaced) {
         log.add(e);
       }

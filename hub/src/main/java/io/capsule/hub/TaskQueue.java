@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.hub.metrics.QueueWatch;
 import io.capsule.hub.placement.Placement;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.placement.Verdict;
@@ -88,6 +89,7 @@ final class TaskQueue {
   private final TaskBook book;
   private final String projectId;
   private final int max;
+  private volatile QueueWatch watch = QueueWatch.NONE;
   private final Duration retryAfter;
   private final LinkedList<Pending> queue = new LinkedList<>();
   private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
@@ -153,6 +155,7 @@ final class TaskQueue {
       }
       book.add(p.task());
       queue.add(p);
+      watch.queued(p.spec().id(), p.capsule()); // a log line; the wait is timed at placement
       placeNow = take(plan);
       if (!placeNow.contains(p)) {
         stored.add(p.spec().id());
@@ -304,6 +307,11 @@ final class TaskQueue {
     book.finishedBefore(cutoff).forEach(this::forget);
   }
 
+  /** Who hears of tasks queued and placed (meters, log lines); set once, before the first task. */
+  void watch(QueueWatch w) {
+    this.watch = w;
+  }
+
   /** Places what can be placed now; call it whenever a runner connects or a slot frees. */
   void drain() {
     List<Pending> placeNow;
@@ -444,6 +452,7 @@ final class TaskQueue {
                 store.append(QueueEvent.left(QueueEvent.Kind.PLACED, p.spec().id()));
               }
               if (ok) {
+                watch.placed(p.spec().id(), key.toString(), p.task().createdAt); // wait time, log
                 drain(); // the slot counted while assigning may now be counted once, not twice
               }
             });

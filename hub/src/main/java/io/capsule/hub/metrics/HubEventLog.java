@@ -9,22 +9,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One INFO line per step an operator cares about, from the hub's events: a runner connected (with
- * its version and what it announced) or disconnected, a task started on a runner, a task finished
- * with its outcome. Nothing per frame at INFO (the frames themselves are at DEBUG under the
- * protocol's loggers).
+ * One INFO line per step an operator cares about, from the hub's events and its queue: a runner
+ * connected (with its version and what it announced) or disconnected, a task queued, placed on a
+ * runner, started there, finished with its outcome. Nothing per frame at INFO (the frames
+ * themselves are at DEBUG under the protocol's loggers).
  *
  * <p>What is never logged: a token, a task's goal or body, a report's summary, streamed text. A
  * line names ids, outcomes, codes and counts only, so a log can be shared to debug the fleet
  * without leaking what the agents were asked or said.
  *
- * <p>Threading: called from the hub's one event consumer.
+ * <p>Threading: {@link #on} is called from the hub's one event consumer, the queue's steps from
+ * request threads too; it keeps only a concurrent set.
  */
-public final class HubEventLog {
+public final class HubEventLog implements QueueWatch {
   private static final Logger LOG = LoggerFactory.getLogger(HubEventLog.class);
 
   /** Tasks whose start was logged; forgotten at their report, so bounded by tasks in flight. */
   private final Set<String> started = ConcurrentHashMap.newKeySet();
+
+  @Override
+  public void queued(String taskId, String capsule) {
+    LOG.info("task {} queued (capsule {})", taskId, capsule);
+  }
+
+  @Override
+  public void placed(String taskId, String runner, java.time.Instant since) {
+    LOG.info(
+        "task {} placed on runner {} after {} s",
+        taskId,
+        runner,
+        String.format(
+            java.util.Locale.ROOT,
+            "%.1f",
+            java.time.Duration.between(since, java.time.Instant.now()).toMillis() / 1000.0));
+  }
 
   public void on(HubEvent event) {
     if (event instanceof HubEvent.RunnerUp up) {

@@ -4,8 +4,12 @@ import io.capsule.hub.store.HubEvent;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -25,7 +29,7 @@ import java.util.regex.Pattern;
  * <p>Threading: {@link #on} is called from the hub's one event consumer; gauges are read on the
  * scraping thread, so their suppliers must be thread-safe.
  */
-public final class HubMetrics {
+public final class HubMetrics implements QueueWatch {
   /**
    * What a tag value may look like when it comes from a runner (an open string in the protocol).
    * Anything else is counted as {@code other}: a runner must not mint new series at will.
@@ -70,6 +74,31 @@ public final class HubMetrics {
         .description("tasks waiting in the project's queue for a runner")
         .register(registry);
     return this;
+  }
+
+  /** Meters over the hub's wire counts: frames sent and replayed to runners, held bytes. */
+  public HubMetrics traffic(HubTraffic traffic) {
+    FunctionCounter.builder("capsule.hub.frames.sent", traffic, HubTraffic::sentCount)
+        .description("task.assign and task.cancel frames numbered for runners")
+        .register(registry);
+    FunctionCounter.builder("capsule.hub.frames.replayed", traffic, HubTraffic::replayedCount)
+        .description("frames sent again to a runner whose hello did not list them as received")
+        .register(registry);
+    Gauge.builder("capsule.hub.held.frames", traffic, HubTraffic::heldBytes)
+        .description("bytes of out-of-order runner frames held until their gap fills")
+        .baseUnit("bytes")
+        .register(registry);
+    return this;
+  }
+
+  @Override
+  public void placed(String taskId, String runner, Instant since) {
+    Timer.builder("capsule.hub.queue.wait")
+        .description("time from a task's submission to its placement on a runner")
+        .publishPercentileHistogram()
+        .maximumExpectedValue(Duration.ofHours(1))
+        .register(registry)
+        .record(Duration.between(since, Instant.now()).abs()); // abs: a clock stepped back
   }
 
   public MeterRegistry registry() {

@@ -118,16 +118,22 @@ final class BrainSession {
 
   /**
    * Answers a hello: the ack map, then, as the resume map proves what the runner holds, trims and
-   * replays the rest in order (and everything of an open task it does not list).
+   * replays the rest in order (and everything of an open task it does not list). Returns how many
+   * it replayed.
    */
-  void resume(Conn c, Hello h) {
+  int resume(Conn c, Hello h) {
     if (c.has(Capabilities.ACK)) {
       c.send(new Ack(seq.takeAckMap()));
     }
     seq.ack(h.resume());
-    for (SequencedFrame f : seq.replayListFor(h.resume())) {
-      c.send(f);
-    }
+    List<SequencedFrame> replay = seq.replayListFor(h.resume());
+    replay.forEach(c::send);
+    return replay.size(); // the frames sent again: a meter
+  }
+
+  /** Bytes of out-of-order frames held for this runner now: a gauge. */
+  long heldBytes() {
+    return heldBytes;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.capsule.hub.runner;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.HubCbor;
+import io.capsule.hub.metrics.HubTraffic;
 import io.capsule.hub.runner.BrainSession.Conn;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
@@ -247,7 +248,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     publish(key, s); // before the event: whoever sees RunnerUp must find the runner connected
     waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
     getContext().getLog().info("{}: hello on connection {}", key, c.opened.id());
-    s.resume(c, h);
+    HubTraffic.get(getContext().getSystem()).replayed(s.resume(c, h));
   }
 
   private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
@@ -272,6 +273,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       }
       Receipt r = s.seq.receive(sf);
       Optional<String> over = s.overBudget(sf, r, config.heldBytesBudget());
+      HubTraffic.get(getContext().getSystem()).held(key, s.heldBytes()); // the gauge
       if (over.isPresent()) {
         refuse(c, Code.E_PRO_013, over.get());
         c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-013");
@@ -338,6 +340,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     BrainSession s = sessions.computeIfAbsent(a.key(), k -> new BrainSession(SeqState.of(config)));
     try {
       Optional<TaskAssign> sent = s.send(a.key(), a.assign(), config.frameCapBytes(), journal);
+      sent.ifPresent(x -> HubTraffic.get(getContext().getSystem()).sent()); // or replayed later
       if (sent.isEmpty()) {
         a.reply().completeExceptionally(journal.failure());
         return halt();
@@ -363,6 +366,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     try {
       Optional<TaskCancel> sent =
           s.send(key, new TaskCancel(c.taskId(), c.reason()), config.frameCapBytes(), journal);
+      sent.ifPresent(x -> HubTraffic.get(getContext().getSystem()).sent());
       if (sent.isEmpty()) {
         c.reply().completeExceptionally(journal.failure());
         return halt();

@@ -49,6 +49,30 @@ class HubMetricsTest {
   }
 
   @Test
+  void theQueueWaitIsTimedFromSubmissionToPlacement() {
+    metrics.placed("t-1", "p/r-1", java.time.Instant.now().minusSeconds(3));
+    var wait = registry.get("capsule.hub.queue.wait").timer();
+    assertEquals(1, wait.count());
+    assertTrue(wait.totalTime(java.util.concurrent.TimeUnit.SECONDS) >= 3.0, wait.toString());
+  }
+
+  @Test
+  void wireCountsAreReadAtEachScrapeAndHeldBytesSumOverRunners() {
+    HubTraffic traffic = new HubTraffic();
+    metrics.traffic(traffic);
+    traffic.sent();
+    traffic.sent();
+    traffic.replayed(1);
+    traffic.held(R, 300);
+    traffic.held(new RunnerKey("p", "r-2"), 200);
+    assertEquals(2.0, registry.get("capsule.hub.frames.sent").functionCounter().count());
+    assertEquals(1.0, registry.get("capsule.hub.frames.replayed").functionCounter().count());
+    assertEquals(500.0, registry.get("capsule.hub.held.frames").gauge().value());
+    traffic.held(R, 0); // its gap filled
+    assertEquals(200.0, registry.get("capsule.hub.held.frames").gauge().value());
+  }
+
+  @Test
   void runsInFlightCountTasksBetweenTheirFirstProgressAndTheirReport() {
     metrics.on(progress("t-1", 1, "state"));
     metrics.on(progress("t-2", 1, "state"));

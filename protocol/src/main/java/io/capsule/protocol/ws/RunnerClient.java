@@ -103,6 +103,7 @@ public final class RunnerClient {
   private final ActorRef<RunnerCore.Command> core;
   private final Source<SequencedFrame, NotUsed> inbound;
   private final RunnerCore.StateCell state = new RunnerCore.StateCell();
+  private final RunnerTraffic traffic = new RunnerTraffic();
 
   private RunnerClient(ActorSystem<?> system, Settings settings) {
     this.system = system;
@@ -118,7 +119,7 @@ public final class RunnerClient {
     this.inbound = q.second();
     this.core =
         system.systemActorOf(
-            RunnerCore.create(settings, new OrderedQueue<>(q.first()), state),
+            RunnerCore.create(settings, new OrderedQueue<>(q.first()), state, traffic),
             "capsule-runner-client-" + INSTANCES.incrementAndGet(),
             Props.empty());
   }
@@ -162,6 +163,11 @@ public final class RunnerClient {
   /** The largest frame the hub accepts: {@link #send} refuses bigger ones ({@code E-PRO-005}). */
   public int frameCapBytes() {
     return settings.config().frameCapBytes();
+  }
+
+  /** What this client has sent, replayed and reconnected so far (for meters). */
+  public RunnerTraffic traffic() {
+    return traffic;
   }
 
   /** The latest connection state. */

@@ -67,6 +67,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
 
   private record Closed(long id, Throwable cause) implements Command {}
 
+  /** The upgrade of connection {@code id} got no answer in time. */
+  private record UpgradeDeadline(long id) implements Command {}
+
   /** The latest state, readable from any thread. */
   static final class StateCell {
     private volatile ConnectionState state =
@@ -103,14 +106,19 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   private final Materializer mat;
   private final boolean acks;
   private final HubEndpoints endpoints;
+  private final RunnerTraffic traffic;
   private Conn conn;
+  private boolean everReady;
   private long ids;
   private int attempt;
 
   static Behavior<Command> create(
-      RunnerClient.Settings settings, OrderedQueue<SequencedFrame> inbound, StateCell cell) {
+      RunnerClient.Settings settings,
+      OrderedQueue<SequencedFrame> inbound,
+      StateCell cell,
+      RunnerTraffic traffic) {
     return Behaviors.setup(
-        ctx -> Behaviors.withTimers(t -> new RunnerCore(ctx, t, settings, inbound, cell)));
+        ctx -> Behaviors.withTimers(t -> new RunnerCore(ctx, t, settings, inbound, cell, traffic)));
   }
 
   private RunnerCore(
@@ -118,8 +126,10 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       TimerScheduler<Command> timers,
       RunnerClient.Settings settings,
       OrderedQueue<SequencedFrame> inbound,
-      StateCell cell) {
+      StateCell cell,
+      RunnerTraffic traffic) {
     super(ctx);
+    this.traffic = traffic;
     this.settings = settings;
     this.config = settings.config();
     this.timers = timers;
@@ -140,6 +150,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         .onMessage(Upgraded.class, this::onUpgraded)
         .onMessage(Inbound.class, this::onInbound)
         .onMessage(Closed.class, this::onClosed)
+        .onMessage(UpgradeDeadline.class, this::onUpgradeDeadline)
         .onMessage(Stop.class, this::onStop)
         .build();
   }
@@ -154,6 +165,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       s.reply().completeExceptionally(e);
       return this;
     }
+    traffic.sent(1);
     if (conn != null && conn.ready) {
       // Written or not, the frame is safe in the replay buffer: complete either way.
       conn.out.offer(message).whenComplete((d, e) -> s.reply().complete(numbered));
@@ -212,13 +224,29 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
                 mat)
             .first();
     getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
+    // A host that accepts the socket and closes it (or keeps it) without an HTTP answer, such as a
+    // proxy with no backend, may leave the upgrade answer pending for good: bound it, as a silent
+    // hub is bounded once connected.
+    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), config.deadAfter());
     return this;
+  }
+
+  private Behavior<Command> onUpgradeDeadline(UpgradeDeadline d) {
+    if (conn == null || conn.id != d.id() || conn.upgraded) {
+      return this;
+    }
+    return lost(
+        OptionalInt.empty(),
+        conn.closedEarly != null
+            ? "the connection ended before the hub answered the upgrade"
+            : "no answer to the upgrade within " + config.deadAfter().toMillis() + " ms");
   }
 
   private Behavior<Command> onUpgraded(Upgraded u) {
     if (conn == null || conn.id != u.id()) {
       return this;
     }
+    timers.cancel("upgrade");
     if (u.failure() != null) {
       return lost(OptionalInt.empty(), "cannot connect: " + u.failure().getMessage());
     }
@@ -245,9 +273,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     conn.ready = true;
     attempt = 0;
     endpoints.connected();
-    for (SequencedFrame f : seq.replayListFor(hubHas)) {
+    List<SequencedFrame> replay = seq.replayListFor(hubHas);
+    for (SequencedFrame f : replay) {
       conn.out.offer(Wire.text(f));
     }
+    traffic.connected(everReady, replay.size());
+    everReady = true;
     getContext()
         .getLog()
         .info(

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.capsule.protocol.frame.Ack;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.token.TokenSource;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -73,6 +74,7 @@ class RunnerFailoverTest {
     client.send(progress(1)).toCompletableFuture().get(20, TimeUnit.SECONDS);
     JsonNode first = await(a.received, f -> f.path("type").asText().equals("task.progress"));
     assertEquals(1, first.path("seq").asLong());
+    assertEquals(List.of(1L, 0L, 0L), counts(client.traffic()), "sent, replayed, reconnects");
 
     a.endConnection(); // never acknowledged the progress
     JsonNode hello = await(b.received, f -> true);
@@ -86,6 +88,7 @@ class RunnerFailoverTest {
     client.send(progress(2)).toCompletableFuture().get(20, TimeUnit.SECONDS);
     JsonNode next = await(b.received, f -> f.path("type").asText().equals("task.progress"));
     assertEquals(2, next.path("seq").asLong(), "numbering goes on across nodes");
+    assertEquals(List.of(2L, 1L, 1L), counts(client.traffic()), "one reconnect replayed one");
 
     assertEquals(1, a.upgrades.get(), "after the loss it dialled the other node, not this one");
     assertEquals(1, b.upgrades.get());
@@ -119,6 +122,10 @@ class RunnerFailoverTest {
     await(states, s -> s.status() == ConnectionState.Status.CONNECTED);
     client.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
     b.close();
+  }
+
+  private static List<Long> counts(RunnerTraffic t) {
+    return List.of(t.sent(), t.replayed(), t.reconnects());
   }
 
   private static TaskProgress progress(int i) {

@@ -8,6 +8,7 @@ import io.capsule.driver.api.ExitStatus;
 import io.capsule.driver.api.LaunchRequest;
 import io.capsule.driver.api.LaunchResult;
 import io.capsule.driver.api.ProcessDriver;
+import io.capsule.runtime.metrics.RuntimeMetrics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -172,6 +173,7 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
     // The deadline bounds the driver, not the queue in front of it: it starts when a blocking
     // thread picks the call up (under a burst of runs, calls may wait behind probes and file work).
     ActorRef<Command> self = getContext().getSelf();
+    RuntimeMetrics metrics = RuntimeMetrics.get(getContext().getSystem());
     CompletableFuture<Reply> future =
         CompletableFuture.supplyAsync(
             () -> {
@@ -181,7 +183,12 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
                 d = factory.get();
                 instance.set(d);
               }
-              return body.apply(d);
+              long t0 = System.nanoTime();
+              try {
+                return body.apply(d);
+              } finally {
+                metrics.driverCall(name, d, System.nanoTime() - t0); // returned or threw
+              }
             },
             blocking);
     inFlight = future;

@@ -7,6 +7,7 @@ import io.capsule.driver.api.InterruptMethod;
 import io.capsule.runtime.harness.contain.Containment;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.EgressProxy;
+import io.capsule.runtime.metrics.RuntimeMetrics;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -240,9 +241,12 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     this.output = new HarnessOutput(listener, limits);
     EgressProxy.Refusals refusals =
         (host, port, reason, count) -> self.tell(new Refused(host, port, reason, count));
+    RuntimeMetrics metrics = RuntimeMetrics.get(context.getSystem()); // looked up on this thread
     this.spawning =
         CompletableFuture.supplyAsync(
-            () -> HarnessSpawn.start(launch, limits.containment(), refusals), io);
+            () ->
+                metrics.timeSpawn(() -> HarnessSpawn.start(launch, limits.containment(), refusals)),
+            io);
     context.pipeToSelf(spawning, (p, failure) -> new SpawnResult(p, unwrap(failure)));
   }
 
@@ -492,6 +496,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   // --- egress ---
 
   private Behavior<Command> onRefused(Refused r) {
+    RuntimeMetrics.get(getContext().getSystem()).egressRefused(); // every one, told or not
     if (r.refusedSoFar() <= REFUSALS_TOLD || r.refusedSoFar() % 100 == 0) {
       listener.tell(new EgressRefused(r.host(), r.port(), r.reason(), r.refusedSoFar()));
     }

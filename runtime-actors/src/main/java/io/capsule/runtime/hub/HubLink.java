@@ -17,6 +17,7 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunEventJson;
 import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.metrics.RuntimeMetrics;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -142,6 +143,7 @@ public final class HubLink extends AbstractBehavior<HubLink.Command> {
     this.maxRuns = maxRuns;
     this.notices = notices;
     // Hub-to-runner frames are commands (assign, cancel): few, and each is worth its mailbox slot.
+    RuntimeMetrics.get(ctx.getSystem()).watch(client.traffic()); // frames, replays, reconnects
     ActorRef<Command> self = ctx.getSelf();
     client.inbound().runWith(Sink.foreach(f -> self.tell(new Inbound(f))), ctx.getSystem());
   }

@@ -1,16 +1,21 @@
 package io.capsule.runtime.metrics;
 
 import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.protocol.ws.RunnerTraffic;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -37,11 +42,74 @@ public final class RunMeters {
   /** Tool call id to tool name, between the call and its result. */
   private final Map<String, String> calls = new ConcurrentHashMap<>();
 
+  /** The hub connections of this node (one per runner; summed when an embedder has several). */
+  private final List<RunnerTraffic> links = new CopyOnWriteArrayList<>();
+
   public RunMeters(MeterRegistry registry) {
     this.registry = registry;
     Gauge.builder("capsule.runner.runs.in.flight", open, Map::size)
         .description("runs accepted and not finished")
         .register(registry);
+    traffic(
+        "capsule.runner.frames.sent",
+        "frames this runner sent to its hub (progress and reports)",
+        RunnerTraffic::sent);
+    traffic(
+        "capsule.runner.frames.replayed",
+        "frames written again after a reconnect (not acknowledged by the hub before)",
+        RunnerTraffic::replayed);
+    traffic(
+        "capsule.runner.hub.reconnects",
+        "times the runner's hub connection was ready again after it was lost",
+        RunnerTraffic::reconnects);
+  }
+
+  private void traffic(String name, String description, ToLongFunction<RunnerTraffic> count) {
+    FunctionCounter.builder(
+            name, links, l -> l.stream().mapToLong(count).sum()) // read at each scrape
+        .description(description)
+        .register(registry);
+  }
+
+  /** Counts what {@code traffic}'s hub connection sends, replays and reconnects from now on. */
+  public void watch(RunnerTraffic traffic) {
+    links.add(traffic);
+  }
+
+  /**
+   * One driver call, however it ended.
+   *
+   * @param function the WIT function ({@code launch}, {@code parse}, {@code classify-exit})
+   * @param engine {@code wasmtime}, {@code chicory} or {@code java} ({@link DriverEngines})
+   */
+  public void driverCall(String function, String engine, long nanos) {
+    Timer.builder("capsule.runner.driver.calls")
+        .description("driver calls on the blocking dispatcher, by WIT function and engine")
+        .tag("function", tagValue(function))
+        .tag("engine", tagValue(engine))
+        .publishPercentileHistogram()
+        .maximumExpectedValue(Duration.ofSeconds(30)) // the default call deadline
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** One harness spawn (sandbox decision included), from its start until the process or refusal. */
+  public void harnessSpawn(boolean started, long nanos) {
+    Timer.builder("capsule.runner.harness.spawn")
+        .description("time to start a harness process group, by result")
+        .tag("result", started ? "started" : "failed")
+        .publishPercentileHistogram()
+        .maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** One connection the containment's egress proxy refused (a host outside the allowlist). */
+  public void egressRefused() {
+    Counter.builder("capsule.runner.egress.refused")
+        .description("connections the contained harness's egress proxy refused")
+        .register(registry)
+        .increment();
   }
 
   public MeterRegistry registry() {

@@ -27,6 +27,7 @@ import io.capsule.runtime.hub.ProtocolSession;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunPhase;
+import io.capsule.runtime.metrics.RunLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -182,6 +183,7 @@ public final class CapsuleRun {
         TraceRecord.of("run_start")
             .with("task_id", taskId)
             .with("capsule", start.request().capsule().key()));
+    RunLog.started(taskId, start.request().capsule()); // one INFO line per run step
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
     // The preparation: resolve, plan, probe, each bounded. Watched without a message: it fails
     // only by a bug, which fails this run too (E-RUN-040, as any bug of the run). This actor stops
@@ -390,6 +392,8 @@ public final class CapsuleRun {
       gate.spawnFailed();
       harness = null;
       return decide(new Ending.HarnessFailed(sf.diagnostic()));
+    } else if (e instanceof HarnessProcess.Spawned sp) {
+      RunLog.spawned(taskId, sp.pid());
     } else if (e instanceof HarnessProcess.ContainmentDecided c) {
       journal.trace(
           TraceRecord.of("harness_containment")
@@ -459,6 +463,7 @@ public final class CapsuleRun {
   }
 
   private void apply(List<Event> events) {
+    events.stream().filter(Event::isTerminal).forEach(t -> RunLog.turnEnded(taskId, t.witName()));
     LedgerStep step = ledger.apply(events, services.clock().instant());
     journal.trace(step.trace());
     step.progress().forEach(journal::progress);
@@ -678,6 +683,7 @@ public final class CapsuleRun {
       journal.trace(ledger.finish());
     }
     journal.trace(RunEnd.runEnd(outcome));
+    RunLog.finished(outcome);
     journal.progress(new RunEvent.StateChanged(taskId, RunPhase.FINISHED));
     start.runtime().tell(RunEnd.ended(start.request(), spawned, sessionId, outcome));
     // The journal and the plan go to the closing child: this actor writes nothing more.

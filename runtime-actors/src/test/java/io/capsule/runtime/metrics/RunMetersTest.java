@@ -83,6 +83,59 @@ class RunMetersTest {
   }
 
   @Test
+  void driverCallsAreTimedByFunctionAndEngineWithStrangeValuesAsOther() {
+    meters.driverCall("launch", "wasmtime", 2_000_000);
+    meters.driverCall("parse", "wasmtime", 1_000_000);
+    meters.driverCall("parse", "wasmtime", 3_000_000);
+    meters.driverCall("parse", "a tag with spaces", 1);
+    var parse = registry.get("capsule.runner.driver.calls").tag("function", "parse");
+    assertEquals(2, parse.tag("engine", "wasmtime").timer().count());
+    assertEquals(
+        4.0,
+        parse.tag("engine", "wasmtime").timer().totalTime(TimeUnit.MILLISECONDS),
+        "both parse calls");
+    assertEquals(
+        1,
+        registry
+            .get("capsule.runner.driver.calls")
+            .tag("function", "launch")
+            .tag("engine", "wasmtime")
+            .timer()
+            .count());
+    assertEquals(
+        1,
+        registry
+            .get("capsule.runner.driver.calls")
+            .tag("function", "parse")
+            .tag("engine", "other")
+            .timer()
+            .count());
+  }
+
+  @Test
+  void harnessSpawnsAreTimedByResultAndEgressRefusalsCounted() {
+    meters.harnessSpawn(true, 5_000_000);
+    meters.harnessSpawn(false, 1_000_000);
+    meters.egressRefused();
+    meters.egressRefused();
+    assertEquals(
+        5.0,
+        registry
+            .get("capsule.runner.harness.spawn")
+            .tag("result", "started")
+            .timer()
+            .totalTime(TimeUnit.MILLISECONDS));
+    assertEquals(
+        1, registry.get("capsule.runner.harness.spawn").tag("result", "failed").timer().count());
+    assertEquals(2.0, registry.get("capsule.runner.egress.refused").counter().count());
+  }
+
+  @Test
+  void aJavaDriverIsTaggedJava() {
+    assertEquals("java", DriverEngines.of(new Object()));
+  }
+
+  @Test
   void theRuntimeExtensionRecordsNothingUntilBoundAndBindsOnce() {
     RuntimeMetrics unbound = newExtension();
     unbound.on(new RunEvent.StateChanged("t-3", RunPhase.ACCEPTED)); // no registry: a no-op
