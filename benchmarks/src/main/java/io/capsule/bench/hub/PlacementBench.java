@@ -61,23 +61,30 @@ public class PlacementBench {
   public void start() throws Exception {
     // Default timers as a deployed hub has them; the client's reconnects never fire here.
     ProtocolConfig config = ProtocolConfig.builder().build();
+    long t0 = System.nanoTime();
     hub = BenchHub.start("placement", store, config);
+    long t1 = System.nanoTime();
     try {
       fleet = BenchRunners.connect(hub, runners, SLOTS, config);
     } catch (Exception e) {
       hub.close();
       throw e;
     }
+    System.out.printf(
+        "placement: hub up in %d ms, %d runners connected in %d ms%n",
+        (t1 - t0) / 1_000_000, runners, (System.nanoTime() - t1) / 1_000_000);
   }
 
   @TearDown(Level.Trial)
   public void stop() throws Exception {
     System.out.println("placement: " + fleet.spread());
+    long t0 = System.nanoTime();
     try {
       fleet.close();
     } finally {
       hub.close();
     }
+    System.out.printf("placement: stopped in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
   }
 
   /** One task submitted and placed: 201 from the API, then its assign at a runner. */

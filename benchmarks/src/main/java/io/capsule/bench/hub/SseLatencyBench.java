@@ -47,13 +47,25 @@ public final class SseLatencyBench {
   /** A progress payload of ~600 B, the size of a recorded agent's text event. */
   private static final String PAD = "x".repeat(560);
 
-  record Options(String store, List<Integer> readers, int events, int rate, int warmup) {
+  /**
+   * @param trace when set, a CSV per configuration ({@code trace-R.csv} for R readers): per
+   *     measured event, when it was sent and its ack and slowest-reader latencies, to see when
+   *     stalls happen
+   */
+  record Options(
+      String store,
+      List<Integer> readers,
+      int events,
+      int rate,
+      int warmup,
+      java.util.Optional<Path> trace) {
     static Options parse(String[] args) {
       String store = "memory";
       List<Integer> readers = List.of(1, 50);
       int events = 10_000;
       int rate = 100;
       int warmup = 1_000;
+      java.util.Optional<Path> trace = java.util.Optional.empty();
       for (int i = 0; i + 1 < args.length; i += 2) {
         String v = args[i + 1];
         switch (args[i]) {
@@ -62,6 +74,7 @@ public final class SseLatencyBench {
           case "--events" -> events = Integer.parseInt(v);
           case "--rate" -> rate = Integer.parseInt(v);
           case "--warmup" -> warmup = Integer.parseInt(v);
+          case "--trace" -> trace = java.util.Optional.of(Path.of(v));
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
@@ -71,14 +84,19 @@ public final class SseLatencyBench {
       if (events < 1 || rate < 1 || warmup < 1 || readers.stream().anyMatch(r -> r < 1)) {
         throw new IllegalArgumentException("--events, --rate, --warmup, --readers must be >= 1");
       }
-      return new Options(store, readers, events, rate, warmup);
+      return new Options(store, readers, events, rate, warmup, trace);
     }
   }
 
-  /** One configuration's figures; {@code lastReader}: per event, when the slowest reader had it. */
+  /**
+   * One configuration's figures; {@code lastReader}: per event, when the slowest reader had it;
+   * {@code ackedPerSecond}: the rate the acks came back at over the measured events (below the
+   * offered rate, the hub was saturated and the latencies are mostly queueing).
+   */
   record Result(
       Options o,
       int readers,
+      double ackedPerSecond,
       Percentiles ack,
       Percentiles sse,
       Percentiles lastReader,
@@ -94,6 +112,8 @@ public final class SseLatencyBench {
           + " at "
           + o.rate()
           + "/s | "
+          + String.format("%.0f/s", ackedPerSecond)
+          + " | "
           + ack.millis()
           + " | "
           + sse.millis()
@@ -114,9 +134,9 @@ public final class SseLatencyBench {
   public static void main(String[] args) throws Exception {
     Options o = Options.parse(args);
     System.out.println(
-        "| store | readers | events | ack p50 / p99 / max | SSE p50 / p99 / max (every reader)"
+        "| store | readers | events offered | acked | ack p50 / p99 / max | SSE p50 / p99 / max (every reader)"
             + " | SSE, slowest reader per event | SSE ÷ ack (p50) | load (1 min) |");
-    System.out.println("|---|---|---|---|---|---|---|---|");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
     for (int readers : o.readers()) {
       System.out.println(run(o, readers).row());
     }
@@ -216,14 +236,39 @@ public final class SseLatencyBench {
         slowest[i] = Math.max(slowest[i], at - sent[s]);
       }
     }
+    if (o.trace().isPresent()) {
+      trace(o.trace().get().resolve("trace-" + readers.size() + ".csv"), from, sent, ack, slowest);
+    }
+    double span = acked[from + n - 1] - acked[from];
     return new Result(
         o,
         readers.size(),
+        n > 1 && span > 0 ? (n - 1) * 1e9 / span : Double.NaN,
         Percentiles.of(ack),
         Percentiles.of(sse),
         Percentiles.of(slowest),
         before,
         load());
+  }
+
+  private static void trace(Path file, int from, long[] sent, long[] ack, long[] slowest) {
+    StringBuilder csv = new StringBuilder("seq,sent_ms,ack_ms,sse_slowest_ms\n");
+    for (int i = 0; i < ack.length; i++) {
+      csv.append(from + i)
+          .append(',')
+          .append(Percentiles.ms(sent[from + i] - sent[from]))
+          .append(',')
+          .append(Percentiles.ms(ack[i]))
+          .append(',')
+          .append(Percentiles.ms(slowest[i]))
+          .append('\n');
+    }
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, csv);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** Encodes frame {@code seq} and writes it; the time it was handed to the socket. */
