@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 2, time = 5)
+@Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 3, time = 5)
 @Threads(8)
 @Fork(1)

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.capsule.bench.hub.SseLatencyBench \
- *     [--store memory|h2] [--readers 1,50] [--events 10000] [--rate 100] [--warmup 1000]
+ *     [--store memory|h2] [--readers 1,50] [--events 10000] [--rate 100] [--warmup 3000]
  * </pre>
  */
 public final class SseLatencyBench {
@@ -64,7 +64,7 @@ public final class SseLatencyBench {
       List<Integer> readers = List.of(1, 50);
       int events = 10_000;
       int rate = 100;
-      int warmup = 1_000;
+      int warmup = 3_000;
       java.util.Optional<Path> trace = java.util.Optional.empty();
       for (int i = 0; i + 1 < args.length; i += 2) {
         String v = args[i + 1];
