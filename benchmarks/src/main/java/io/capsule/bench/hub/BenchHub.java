@@ -134,6 +134,25 @@ final class BenchHub {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /**
+   * The value of the Prometheus sample {@code name} whose labels include {@code label} (e.g. {@code
+   * kind="text"}) on the hub's {@code /metrics}; 0 when the series does not exist yet.
+   */
+  double metric(String name, String label) throws IOException, InterruptedException {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/metrics")).timeout(SLOW).build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("GET /metrics: " + r.statusCode());
+    }
+    return r.body()
+        .lines()
+        .filter(l -> l.startsWith(name + "{") && l.contains(label))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
   /** A request of the task's server-sent events, with the api token. */
   HttpRequest events(String taskId) {
     return HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks/" + taskId + "/events"))
