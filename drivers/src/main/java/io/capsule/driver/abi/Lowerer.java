@@ -159,6 +159,9 @@ final class Lowerer {
       return new int[] {ptr, bytes.length};
     }
     List<?> values = as(List.class, v, type);
+    if (element == Primitive.STRING && memory.allocatesStringsInOneCall()) {
+      return stringList(type, values);
+    }
     long bytes = (long) values.size() * element.size();
     int ptr =
         allocate(element.alignment(), bytes, "a " + type.wit() + " of " + values.size() + " items");
@@ -166,6 +169,31 @@ final class Lowerer {
       store(element, values.get(i), ptr + i * element.size());
     }
     return new int[] {ptr, values.size()};
+  }
+
+  /**
+   * A {@code list<string>} with the per-string allocations made in one guest call ({@link
+   * GuestMemory#allocStrings}): the same allocations, in the same order, as {@link #list}'s path,
+   * the bytes copied once they all exist.
+   */
+  private int[] stringList(ListType type, List<?> values) {
+    int count = values.size();
+    byte[][] encoded = new byte[count][];
+    for (int i = 0; i < count; i++) {
+      encoded[i] =
+          as(String.class, values.get(i), Primitive.STRING).getBytes(StandardCharsets.UTF_8);
+    }
+    int ptr = allocate(4, (long) count * 8, "a " + type.wit() + " of " + count + " items");
+    for (int i = 0; i < count; i++) {
+      memory.storeI32(ptr + i * 8 + 4, encoded[i].length);
+    }
+    memory.allocStrings(ptr, count);
+    for (int i = 0; i < count; i++) {
+      // Written again: the guest's allocator ran in between and may have touched the slot.
+      memory.storeI32(ptr + i * 8 + 4, encoded[i].length);
+      memory.storeBytes(memory.loadI32(ptr + i * 8), encoded[i]);
+    }
+    return new int[] {ptr, count};
   }
 
   private static List<Object> fields(RecordType r, Object v) {
