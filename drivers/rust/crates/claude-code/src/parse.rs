@@ -1,11 +1,141 @@
-//! Claude Code stream-json → driver events. Every line is parsed as JSON (a `result` line does not
-//! start with its `"type"` key); state that spans lines lives in [`ClaudeParser`], so any batch
-//! split gives the same events.
+//! Claude Code stream-json → driver events. Every line is read as JSON (a `result` line does not
+//! start with its `"type"` key) into [`Line`], a typed view of only the members the driver uses:
+//! serde_json skips the rest unread and borrows strings from the line, where building a `Value`
+//! tree allocated every key and string of every line (most of a `parse` call's guest time).
+//! Members are read leniently (`murmur_driver_abi::lenient`): the events are those the `Value`
+//! reading gave (`value_parse`, kept as the tests' oracle). State that spans lines lives in
+//! [`ClaudeParser`], so any batch split gives the same events.
 
+use murmur_driver_abi::lenient::{object_line, Arr, Field, Obj};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+/// The members of a line the driver reads, of every line type at once (each type reads its own).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Field<'a>,
+    #[serde(borrow)]
+    pub subtype: Field<'a>,
+    #[serde(borrow)]
+    pub session_id: Field<'a>,
+    #[serde(rename = "apiKeySource", borrow)]
+    pub api_key_source: Field<'a>,
+    #[serde(borrow)]
+    pub model: Field<'a>,
+    #[serde(borrow)]
+    pub attempt: Field<'a>,
+    /// A string on `api_retry`; on `assistant`, set when the message describes a failed request.
+    #[serde(borrow)]
+    pub error: Field<'a>,
+    #[serde(borrow)]
+    pub error_status: Field<'a>,
+    #[serde(borrow)]
+    pub retry_delay_ms: Field<'a>,
+    #[serde(borrow)]
+    pub parent_tool_use_id: Field<'a>,
+    #[serde(borrow)]
+    pub event: Obj<StreamEvent<'a>>,
+    pub message: Obj<Message>,
+    #[serde(borrow)]
+    pub usage: Obj<UsageJson<'a>>,
+    #[serde(borrow)]
+    pub result: Field<'a>,
+    #[serde(borrow)]
+    pub is_error: Field<'a>,
+    #[serde(borrow)]
+    pub api_error_status: Field<'a>,
+    #[serde(borrow)]
+    pub terminal_reason: Field<'a>,
+    #[serde(borrow)]
+    pub errors: Arr<Field<'a>>,
+    #[serde(borrow)]
+    pub rate_limit_info: Obj<RateLimitInfo<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct StreamEvent<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    index: Field<'a>,
+    #[serde(borrow)]
+    content_block: Obj<ContentBlockStart<'a>>,
+    #[serde(borrow)]
+    delta: Obj<Delta<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct ContentBlockStart<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    id: Field<'a>,
+    #[serde(borrow)]
+    name: Field<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Delta<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    text: Field<'a>,
+    #[serde(borrow)]
+    thinking: Field<'a>,
+    #[serde(borrow)]
+    partial_json: Field<'a>,
+}
+
+/// A whole message's content blocks stay `Value`s: they are few, and an unknown one is reported
+/// as its JSON text, a tool call's input as its compact JSON.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Message {
+    content: Arr<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct UsageJson<'a> {
+    #[serde(borrow)]
+    input_tokens: Field<'a>,
+    #[serde(borrow)]
+    output_tokens: Field<'a>,
+    #[serde(borrow)]
+    cache_read_input_tokens: Field<'a>,
+    #[serde(borrow)]
+    cache_creation_input_tokens: Field<'a>,
+    #[serde(borrow)]
+    output_tokens_details: Obj<TokenDetails<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct TokenDetails<'a> {
+    #[serde(borrow)]
+    thinking_tokens: Field<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct RateLimitInfo<'a> {
+    #[serde(rename = "rateLimitType", borrow)]
+    rate_limit_type: Field<'a>,
+    #[serde(borrow)]
+    utilization: Field<'a>,
+    #[serde(rename = "resetsAt", borrow)]
+    resets_at: Field<'a>,
+    #[serde(borrow)]
+    status: Field<'a>,
+}
 
 #[derive(Default)]
 pub struct ClaudeParser {
@@ -20,6 +150,11 @@ pub struct ClaudeParser {
     session: Option<String>,
     /// The subscription windows reported so far, merged, in first-seen order.
     windows: Vec<QuotaWindow>,
+}
+
+/// The string, or "" when absent or not a string, owned.
+fn string_or_empty(f: Field) -> String {
+    f.into_string().unwrap_or_default()
 }
 
 impl ClaudeParser {
@@ -43,17 +178,17 @@ impl ClaudeParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Value = match serde_json::from_str(line) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => return events.push(note_unreadable("unreadable claude line: ", line)),
+        let v: Line = match object_line(line) {
+            Some(v) => v,
+            None => return events.push(note_unreadable("unreadable claude line: ", line)),
         };
-        let understood = match str_field(&v, "type") {
-            Some("system") => self.system(&v, events),
-            Some("stream_event") => self.stream_event(&v, events),
-            Some("assistant") => self.assistant(&v, events),
-            Some("user") => self.user(&v, events),
-            Some("result") => self.result(&v, events),
-            Some("rate_limit_event") => self.rate_limit(&v, events),
+        let understood = match v.kind.as_str() {
+            Some("system") => self.system(v, events),
+            Some("stream_event") => self.stream_event(v, events),
+            Some("assistant") => self.assistant(v, events),
+            Some("user") => self.user(v, events),
+            Some("result") => self.result(v, events),
+            Some("rate_limit_event") => self.rate_limit(v, events),
             // Answers to our own control requests (the interrupt) and keep-alives carry nothing.
             Some("control_response") | Some("keep_alive") => true,
             _ => false,
@@ -63,23 +198,24 @@ impl ClaudeParser {
         }
     }
 
-    fn system(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        match str_field(v, "subtype") {
+    fn system(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        match v.subtype.as_str() {
             Some("init") => {
-                let id = str_field(v, "session_id").unwrap_or("").to_owned();
-                if self.session.as_deref() != Some(id.as_str()) {
+                let id = v.session_id.as_str().unwrap_or("");
+                if self.session.as_deref() != Some(id) {
+                    let id = id.to_owned();
                     self.session = Some(id.clone());
                     events.push(Event::SessionStarted(SessionInfo {
                         id,
-                        auth: auth_of(str_field(v, "apiKeySource")),
-                        model: str_field(v, "model").map(str::to_owned),
+                        auth: auth_of(v.api_key_source.as_str()),
+                        model: v.model.into_string(),
                     }));
                 }
                 true
             }
             Some("api_retry") => {
-                let attempt = u64_field(v, "attempt").unwrap_or(1).min(u32::MAX as u64) as u32;
-                events.push(Event::Retry(RetryInfo { attempt, reason: retry_reason(v) }));
+                let attempt = v.attempt.as_u64().unwrap_or(1).min(u32::MAX as u64) as u32;
+                events.push(Event::Retry(RetryInfo { attempt, reason: retry_reason(&v) }));
                 true
             }
             Some("status") | Some("thinking_tokens") => true,
@@ -87,46 +223,46 @@ impl ClaudeParser {
         }
     }
 
-    fn stream_event(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        if is_subagent(v) {
+    fn stream_event(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        if v.parent_tool_use_id.is_set() {
             // A subagent's stream is the harness's internal work, not the agent's turn.
             return true;
         }
-        let event = match v.get("event") {
+        let event = match v.event.0 {
             Some(e) => e,
             None => return false,
         };
-        match str_field(event, "type") {
+        match event.kind.as_str() {
             Some("message_start") => {
                 self.blocks.clear();
                 true
             }
             Some("content_block_start") => {
-                let block = event.get("content_block").unwrap_or(&Value::Null);
-                if str_field(block, "type") == Some("tool_use") {
-                    let id = str_field(block, "id").unwrap_or("").to_owned();
-                    let name = self.tool_name(str_field(block, "name").unwrap_or(""));
-                    self.blocks.insert(u64_field(event, "index").unwrap_or(0), (id.clone(), 0));
-                    events.push(Event::ToolCallStarted(ToolCallStart { id, name }));
+                if let Some(block) = event.content_block.0 {
+                    if block.kind.as_str() == Some("tool_use") {
+                        let id = string_or_empty(block.id);
+                        let name = self.tool_name(block.name.as_str().unwrap_or(""));
+                        self.blocks.insert(event.index.as_u64().unwrap_or(0), (id.clone(), 0));
+                        events.push(Event::ToolCallStarted(ToolCallStart { id, name }));
+                    }
                 }
                 true
             }
-            Some("content_block_delta") => self.delta(event, events),
+            Some("content_block_delta") => {
+                let index = event.index.as_u64().unwrap_or(0);
+                self.delta(index, event.delta.0.unwrap_or_default(), events)
+            }
             Some("content_block_stop") | Some("message_delta") | Some("message_stop") | Some("ping") => true,
             _ => false,
         }
     }
 
-    fn delta(&mut self, event: &Value, events: &mut Vec<Event>) -> bool {
-        let delta = event.get("delta").unwrap_or(&Value::Null);
-        match str_field(delta, "type") {
-            Some("text_delta") => events.push(Event::TextDelta(str_field(delta, "text").unwrap_or("").to_owned())),
-            Some("thinking_delta") => {
-                events.push(Event::ThinkingDelta(str_field(delta, "thinking").unwrap_or("").to_owned()))
-            }
+    fn delta(&mut self, index: u64, delta: Delta, events: &mut Vec<Event>) -> bool {
+        match delta.kind.as_str() {
+            Some("text_delta") => events.push(Event::TextDelta(string_or_empty(delta.text))),
+            Some("thinking_delta") => events.push(Event::ThinkingDelta(string_or_empty(delta.thinking))),
             Some("input_json_delta") => {
-                let index = u64_field(event, "index").unwrap_or(0);
-                let added = str_field(delta, "partial_json").unwrap_or("").len() as u64;
+                let added = delta.partial_json.as_str().unwrap_or("").len() as u64;
                 if let Some((id, bytes)) = self.blocks.get_mut(&index) {
                     *bytes += added;
                     events.push(Event::ToolCallProgress(ToolCallProgress { id: id.clone(), input_bytes: *bytes }));
@@ -138,20 +274,20 @@ impl ClaudeParser {
         true
     }
 
-    fn assistant(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        if is_subagent(v) {
+    fn assistant(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        if v.parent_tool_use_id.is_set() {
             return true;
         }
-        if v.get("error").map(|e| !e.is_null()).unwrap_or(false) {
+        if v.error.is_set() {
             // A synthetic message describing a failed request (e.g. `authentication_failed`):
             // the `result` line reports the same failure, classified.
             return true;
         }
-        let content = match v.get("message").and_then(|m| m.get("content")).and_then(Value::as_array) {
+        let content = match v.message.0.and_then(|m| m.content.0) {
             Some(c) => c,
             None => return false,
         };
-        for block in content {
+        for block in &content {
             match str_field(block, "type") {
                 Some("text") => events.push(Event::Text(str_field(block, "text").unwrap_or("").to_owned())),
                 Some("thinking") => {
@@ -169,13 +305,13 @@ impl ClaudeParser {
         true
     }
 
-    fn user(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        if is_subagent(v) {
+    fn user(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        if v.parent_tool_use_id.is_set() {
             return true;
         }
         // A user line's text (the task echoed, "[Request interrupted by user]") carries nothing
         // new; only tool results matter.
-        if let Some(content) = v.get("message").and_then(|m| m.get("content")).and_then(Value::as_array) {
+        if let Some(content) = v.message.0.and_then(|m| m.content.0) {
             for block in content.iter().filter(|b| str_field(b, "type") == Some("tool_result")) {
                 events.push(Event::ToolResult(ToolResultInfo {
                     id: str_field(block, "tool_use_id").unwrap_or("").to_owned(),
@@ -187,8 +323,8 @@ impl ClaudeParser {
         true
     }
 
-    fn result(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
+    fn result(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        if let Some(usage) = v.usage.get() {
             self.total = self.total.plus(usage_of(usage));
             events.push(Event::Usage(self.total));
         }
@@ -196,12 +332,8 @@ impl ClaudeParser {
         true
     }
 
-    fn rate_limit(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        let info = match v.get("rate_limit_info") {
-            Some(i) if i.is_object() => i,
-            _ => return false,
-        };
-        let window = match quota_window(info) {
+    fn rate_limit(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        let window = match v.rate_limit_info.get().and_then(quota_window) {
             Some(w) => w,
             None => return false,
         };
@@ -214,10 +346,6 @@ impl ClaudeParser {
     }
 }
 
-fn is_subagent(v: &Value) -> bool {
-    v.get("parent_tool_use_id").map(|p| !p.is_null()).unwrap_or(false)
-}
-
 /// `subscription` only when the CLI says no API key is in use (`apiKeySource: "none"`).
 pub fn auth_of(api_key_source: Option<&str>) -> String {
     match api_key_source {
@@ -227,13 +355,13 @@ pub fn auth_of(api_key_source: Option<&str>) -> String {
     }
 }
 
-fn retry_reason(v: &Value) -> String {
-    let error = str_field(v, "error").unwrap_or("request failed");
-    let mut reason = match u64_field(v, "error_status") {
+fn retry_reason(v: &Line) -> String {
+    let error = v.error.as_str().unwrap_or("request failed");
+    let mut reason = match v.error_status.as_u64() {
         Some(status) => format!("{} (HTTP {})", error, status),
         None => format!("{} (no HTTP status: connection failed)", error),
     };
-    if let Some(delay) = u64_field(v, "retry_delay_ms") {
+    if let Some(delay) = v.retry_delay_ms.as_u64() {
         reason.push_str(&format!(", next attempt in {} ms", delay));
     }
     reason
@@ -241,27 +369,27 @@ fn retry_reason(v: &Value) -> String {
 
 /// A `result` line's usage: Anthropic's `input_tokens` already excludes both cache counts, and
 /// `thinking_tokens` is part of `output_tokens`. A missing member is not reported, never zero.
-pub fn usage_of(usage: &Value) -> Usage {
+pub fn usage_of(usage: &UsageJson) -> Usage {
     Usage {
-        input: u64_field(usage, "input_tokens"),
-        output: u64_field(usage, "output_tokens"),
-        cache_read: u64_field(usage, "cache_read_input_tokens"),
-        cache_creation: u64_field(usage, "cache_creation_input_tokens"),
-        thinking: usage.get("output_tokens_details").and_then(|d| u64_field(d, "thinking_tokens")),
+        input: usage.input_tokens.as_u64(),
+        output: usage.output_tokens.as_u64(),
+        cache_read: usage.cache_read_input_tokens.as_u64(),
+        cache_creation: usage.cache_creation_input_tokens.as_u64(),
+        thinking: usage.output_tokens_details.get().and_then(|d| d.thinking_tokens.as_u64()),
     }
 }
 
 /// Failures carry `subtype: "success"`, so the order is: `is_error`, then the HTTP status
 /// (401/403 auth, 429 quota), then `terminal_reason` (`aborted_*` canceled), then the subtype
 /// (`error_max_turns`), else a harness error.
-pub fn classify_result(v: &Value) -> Event {
-    let text = str_field(v, "result").unwrap_or("").to_owned();
-    if !v.get("is_error").and_then(Value::as_bool).unwrap_or(false) {
+pub fn classify_result(v: Line) -> Event {
+    let text = string_or_empty(v.result);
+    if !v.is_error.as_bool().unwrap_or(false) {
         return Event::TurnEnd(text);
     }
-    let status = u64_field(v, "api_error_status");
-    let terminal_reason = str_field(v, "terminal_reason").unwrap_or("");
-    let subtype = str_field(v, "subtype").unwrap_or("");
+    let status = v.api_error_status.as_u64();
+    let terminal_reason = v.terminal_reason.as_str().unwrap_or("");
+    let subtype = v.subtype.as_str().unwrap_or("");
     let kind = match status {
         Some(401) | Some(403) => FailureKind::Auth,
         Some(429) => FailureKind::Quota,
@@ -277,7 +405,7 @@ pub fn classify_result(v: &Value) -> Event {
         "Claude Code stopped at its turn limit".to_owned()
     } else {
         let errors: Vec<&str> =
-            v.get("errors").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            v.errors.get().map(|a| a.iter().filter_map(Field::as_str).collect()).unwrap_or_default();
         if errors.is_empty() {
             format!("Claude Code reported {} ({})", subtype, terminal_reason)
         } else {
@@ -309,8 +437,8 @@ pub fn flatten_content(content: &Value) -> String {
 /// `seven_day*` → `seven-day*` (10080 minutes); `status` `allowed` / `allowed_warning` /
 /// `rejected` → ok / warning / exhausted; `resetsAt` seconds → milliseconds; `utilization` above 1
 /// is a percentage and becomes a fraction.
-pub fn quota_window(info: &Value) -> Option<QuotaWindow> {
-    let kind = str_field(info, "rateLimitType").unwrap_or("");
+pub fn quota_window(info: &RateLimitInfo) -> Option<QuotaWindow> {
+    let kind = info.rate_limit_type.as_str().unwrap_or("");
     let name: String = kind
         .to_ascii_lowercase()
         .chars()
@@ -328,9 +456,9 @@ pub fn quota_window(info: &Value) -> Option<QuotaWindow> {
     } else {
         None
     };
-    let used = info.get("utilization").and_then(Value::as_f64).map(|u| if u > 1.0 { u / 100.0 } else { u });
-    let resets_at = u64_field(info, "resetsAt").map(|s| if s > 100_000_000_000 { s } else { s.saturating_mul(1000) });
-    let state = match str_field(info, "status") {
+    let used = info.utilization.as_f64().map(|u| if u > 1.0 { u / 100.0 } else { u });
+    let resets_at = info.resets_at.as_u64().map(|s| if s > 100_000_000_000 { s } else { s.saturating_mul(1000) });
+    let state = match info.status.as_str() {
         Some("allowed") => Some(QuotaState::Ok),
         Some("allowed_warning") => Some(QuotaState::Warning),
         Some("rejected") => Some(QuotaState::Exhausted),

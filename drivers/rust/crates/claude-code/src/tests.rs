@@ -82,8 +82,8 @@ fn twoturn_transcript_sums_usage_across_results_and_reports_one_session() {
     assert_eq!(events.iter().filter(|e| matches!(e, Event::SessionStarted(_))).count(), 1);
 }
 
-fn result_line(fields: &str) -> Value {
-    serde_json::from_str(&format!("{{\"type\":\"result\",{}}}", fields)).unwrap()
+fn result_line(fields: &str) -> String {
+    format!("{{\"type\":\"result\",{}}}", fields)
 }
 
 #[test]
@@ -99,7 +99,8 @@ fn result_classification_follows_status_then_terminal_reason_then_subtype() {
         (r#""is_error":true,"api_error_status":null,"result":"connection refused""#, Some(FailureKind::HarnessError)),
     ];
     for (fields, expected) in cases {
-        match (classify_result(&result_line(fields)), expected) {
+        let line = result_line(fields);
+        match (classify_result(murmur_driver_abi::lenient::object_line(&line).unwrap()), expected) {
             (Event::TurnEnd(text), None) => assert_eq!(text, "ok"),
             (Event::TurnFailed(f), Some(kind)) => {
                 assert_eq!(f.kind, kind, "{}", fields);
@@ -112,7 +113,7 @@ fn result_classification_follows_status_then_terminal_reason_then_subtype() {
 
 #[test]
 fn usage_keeps_unreported_members_apart_from_zero() {
-    let usage = usage_of(&serde_json::json!({"input_tokens": 5, "output_tokens": 7}));
+    let usage = usage_of(&serde_json::from_str(r#"{"input_tokens": 5, "output_tokens": 7}"#).unwrap());
     assert_eq!(usage, Usage { input: Some(5), output: Some(7), cache_read: None, cache_creation: None, thinking: None });
     assert_eq!(usage.plus(Usage::default()), usage);
 }

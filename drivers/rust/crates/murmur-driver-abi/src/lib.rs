@@ -5,6 +5,7 @@
 //! `cabi_post_*` companions and `cabi_realloc`, all backed by [`canon`]. Nothing is imported.
 
 pub mod json;
+pub mod lenient;
 pub mod types;
 pub mod util;
 

@@ -1,5 +1,6 @@
 package io.capsule.bench.runtime;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -26,7 +27,30 @@ final class RecordedLines {
 
   /** Writes {@code n} lines to a new temporary file and returns its path. */
   static Path write(int n) {
-    List<String> lines = transcriptLines();
+    return write(n, transcriptLines());
+  }
+
+  /**
+   * The recorded lines without the {@code result} lines: the real driver ends a turn on each, and
+   * the end-to-end run must stream the whole file as one turn.
+   */
+  static List<String> withoutResults() {
+    ObjectMapper mapper = new ObjectMapper();
+    List<String> out = new ArrayList<>();
+    for (String line : transcriptLines()) {
+      try {
+        if (!"result".equals(mapper.readTree(line).path("type").asText())) {
+          out.add(line);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
+  }
+
+  /** Writes {@code n} of {@code lines}, cycled, to a new temporary file and returns its path. */
+  static Path write(int n, List<String> lines) {
     try {
       Path file = Files.createTempFile("capsule-bench-lines-", ".jsonl");
       try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
@@ -41,7 +65,7 @@ final class RecordedLines {
     }
   }
 
-  private static List<String> transcriptLines() {
+  static List<String> transcriptLines() {
     List<String> out = new ArrayList<>();
     for (String name : TRANSCRIPTS) {
       String path = "/transcripts/claude-code/" + name + ".jsonl";

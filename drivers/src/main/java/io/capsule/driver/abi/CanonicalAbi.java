@@ -50,7 +50,7 @@ public final class CanonicalAbi {
   /** Allocates room for a {@code t} through {@code cabi_realloc}, stores the value there. */
   public int storeNew(WitType t, Object value) {
     Lowerer lowerer = new Lowerer(memory);
-    int ptr = lowerer.allocate(t.alignment(), t.size(), "a " + t.wit());
+    int ptr = lowerer.allocate(t.alignment(), t.size(), () -> "a " + t.wit());
     lowerer.store(t, value, ptr);
     return ptr;
   }

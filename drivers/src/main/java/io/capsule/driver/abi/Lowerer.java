@@ -7,6 +7,7 @@ import io.capsule.driver.wasm.GuestMemory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Lowering (CanonicalABI.md "Storing" and "Flat Lowering"): strings and lists go into memory the
@@ -27,22 +28,26 @@ final class Lowerer {
     this.memory = memory;
   }
 
-  /** Calls {@code cabi_realloc(0, 0, align, size)} and checks what it returned. */
-  int allocate(int alignment, long size, String what) {
+  /**
+   * Calls {@code cabi_realloc(0, 0, align, size)} and checks what it returned. {@code what} names
+   * the allocation in a refusal; a supplier because formatting it for every string cost ~3 % of a
+   * {@code parse} call (profiled), and it is read only when something is wrong.
+   */
+  int allocate(int alignment, long size, Supplier<String> what) {
     if (size >= 1L << 32) {
-      throw Violations.of("%s needs %d bytes, over the 32-bit address space", what, size);
+      throw Violations.of("%s needs %d bytes, over the 32-bit address space", what.get(), size);
     }
     int ptr = memory.realloc(0, 0, alignment, (int) size);
     long start = unsigned(ptr);
     if (start % alignment != 0) {
       throw Violations.of(
-          "cabi_realloc returned %s for %s, not aligned to %d", hex(start), what, alignment);
+          "cabi_realloc returned %s for %s, not aligned to %d", hex(start), what.get(), alignment);
     }
     long memorySize = memory.size();
     if (start + size > memorySize) {
       throw Violations.of(
           "cabi_realloc returned %s for %s (%d bytes), past the end of memory (%d bytes)",
-          hex(start), what, size, memorySize);
+          hex(start), what.get(), size, memorySize);
     }
     return ptr;
   }
@@ -144,7 +149,7 @@ final class Lowerer {
   /** CanonicalABI.md {@code store_string_into_range} for utf8 to utf8: a copy. */
   private int[] string(String s) {
     byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-    int ptr = allocate(1, bytes.length, "a string of " + bytes.length + " bytes");
+    int ptr = allocate(1, bytes.length, () -> "a string of " + bytes.length + " bytes");
     memory.storeBytes(ptr, bytes);
     return new int[] {ptr, bytes.length};
   }
@@ -154,18 +159,49 @@ final class Lowerer {
     WitType element = type.element();
     if (type.isBytes()) {
       byte[] bytes = as(byte[].class, v, type);
-      int ptr = allocate(1, bytes.length, "a list<u8> of " + bytes.length + " bytes");
+      int ptr = allocate(1, bytes.length, () -> "a list<u8> of " + bytes.length + " bytes");
       memory.storeBytes(ptr, bytes);
       return new int[] {ptr, bytes.length};
     }
     List<?> values = as(List.class, v, type);
+    if (element == Primitive.STRING && memory.allocatesStringsInOneCall()) {
+      return stringList(type, values);
+    }
     long bytes = (long) values.size() * element.size();
     int ptr =
-        allocate(element.alignment(), bytes, "a " + type.wit() + " of " + values.size() + " items");
+        allocate(
+            element.alignment(),
+            bytes,
+            () -> "a " + type.wit() + " of " + values.size() + " items");
     for (int i = 0; i < values.size(); i++) {
       store(element, values.get(i), ptr + i * element.size());
     }
     return new int[] {ptr, values.size()};
+  }
+
+  /**
+   * A {@code list<string>} with the per-string allocations made in one guest call ({@link
+   * GuestMemory#allocStrings}): the same allocations, in the same order, as {@link #list}'s path,
+   * the bytes copied once they all exist.
+   */
+  private int[] stringList(ListType type, List<?> values) {
+    int count = values.size();
+    byte[][] encoded = new byte[count][];
+    for (int i = 0; i < count; i++) {
+      encoded[i] =
+          as(String.class, values.get(i), Primitive.STRING).getBytes(StandardCharsets.UTF_8);
+    }
+    int ptr = allocate(4, (long) count * 8, () -> "a " + type.wit() + " of " + count + " items");
+    for (int i = 0; i < count; i++) {
+      memory.storeI32(ptr + i * 8 + 4, encoded[i].length);
+    }
+    memory.allocStrings(ptr, count);
+    for (int i = 0; i < count; i++) {
+      // Written again: the guest's allocator ran in between and may have touched the slot.
+      memory.storeI32(ptr + i * 8 + 4, encoded[i].length);
+      memory.storeBytes(memory.loadI32(ptr + i * 8), encoded[i]);
+    }
+    return new int[] {ptr, count};
   }
 
   private static List<Object> fields(RecordType r, Object v) {

@@ -106,6 +106,12 @@ abstract class CheckedGuestMemory implements GuestMemory {
       throw Failures.badRealloc("returned " + result.length + " values, not one pointer");
     }
     int ptr = (int) result[0];
+    checkAllocation(ptr, align, newSize);
+    return ptr;
+  }
+
+  /** What {@link #realloc} requires of a pointer the guest's allocator returned. */
+  protected final void checkAllocation(int ptr, int align, int newSize) {
     long unsigned = Integer.toUnsignedLong(ptr);
     if (align > 0 && unsigned % align != 0) {
       throw Failures.badRealloc(
@@ -121,6 +127,5 @@ abstract class CheckedGuestMemory implements GuestMemory {
               + size()
               + " bytes");
     }
-    return ptr;
   }
 }

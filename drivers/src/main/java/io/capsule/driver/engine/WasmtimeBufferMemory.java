@@ -20,6 +20,7 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
   private final LongSupplier currentSize;
   private ByteBuffer buffer;
   private boolean unchecked;
+  private WasmtimeStringLists stringLists;
 
   /**
    * @param fetch a fresh view of the whole memory
@@ -29,6 +30,32 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
     super(owner);
     this.fetch = fetch;
     this.currentSize = currentSize;
+  }
+
+  /** Offers {@link #allocStrings} through the helper (a single instance with a cabi_realloc). */
+  void offerStringLists(WasmtimeStringLists lists) {
+    this.stringLists = lists;
+  }
+
+  @Override
+  public boolean allocatesStringsInOneCall() {
+    return stringLists != null;
+  }
+
+  @Override
+  public void allocStrings(int list, int count) {
+    if (stringLists == null) {
+      throw new UnsupportedOperationException("no string-list helper for this memory");
+    }
+    long[] out = stringLists.allocate(list, count);
+    int failed = (int) out[1];
+    if (failed != -1) {
+      int length = loadI32(list + failed * 8 + 4);
+      // The helper stopped at this pointer; the same check as one realloc's names what is wrong.
+      checkAllocation((int) out[0], 1, length);
+      throw Failures.badRealloc(
+          "returned 0x" + Long.toHexString(out[0]) + " for string " + failed + ", out of bounds");
+    }
   }
 
   /** The guest ran: check the view against the memory's size before the next access. */

@@ -7,6 +7,9 @@ import io.capsule.driver.wasm.WasmModule;
 import io.github.kawamuray.wasmtime.Config;
 import io.github.kawamuray.wasmtime.Engine;
 import io.github.kawamuray.wasmtime.Module;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +32,7 @@ public final class WasmtimeEngine implements WasmEngine {
   private final EpochTicker ticker;
   private final List<Module> modules = new ArrayList<>();
   private boolean closed;
+  private Module stringListHelper;
 
   public WasmtimeEngine() {
     // Before the first wasmtime-java class loads its JNI library itself, so that the copy it
@@ -83,6 +87,28 @@ public final class WasmtimeEngine implements WasmEngine {
     }
   }
 
+  /** The {@link WasmtimeStringLists} helper, compiled once per engine on first use. */
+  private synchronized Module stringListHelper() {
+    if (closed) {
+      throw new IllegalStateException("the wasmtime engine is closed");
+    }
+    if (stringListHelper == null) {
+      byte[] bytes;
+      try (InputStream in =
+          WasmtimeEngine.class.getResourceAsStream(WasmtimeStringLists.RESOURCE)) {
+        if (in == null) {
+          throw new IllegalStateException("missing resource " + WasmtimeStringLists.RESOURCE);
+        }
+        bytes = in.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      stringListHelper = new Module(engine, bytes);
+      modules.add(stringListHelper);
+    }
+    return stringListHelper;
+  }
+
   @Override
   public synchronized void close() {
     if (closed) {
@@ -117,7 +143,8 @@ public final class WasmtimeEngine implements WasmEngine {
     @Override
     public WasmInstance instantiate(Duration callDeadline) {
       ticker.ensureStarted();
-      return WasmtimeInstance.create(engine, module, prepared, callDeadline);
+      return WasmtimeInstance.create(
+          engine, module, prepared, callDeadline, WasmtimeEngine.this::stringListHelper);
     }
   }
 }

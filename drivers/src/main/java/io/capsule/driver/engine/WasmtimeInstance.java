@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * One wasmtime store + instance. The epoch deadline is set before instantiation (so a start
@@ -30,10 +32,15 @@ final class WasmtimeInstance implements WasmInstance {
   private final Memory memory;
   private final WasmtimeBufferMemory guestMemory;
   private final WasmtimeExports exports;
+  private final WasmtimeStringLists stringLists;
   private boolean closed;
 
   private WasmtimeInstance(
-      Store<Void> store, Instance instance, PreparedModule prepared, Duration deadline) {
+      Store<Void> store,
+      Instance instance,
+      PreparedModule prepared,
+      Duration deadline,
+      Supplier<Module> stringListHelper) {
     this.store = store;
     this.instance = instance;
     this.prepared = prepared;
@@ -49,10 +56,36 @@ final class WasmtimeInstance implements WasmInstance {
             prepared::signature,
             this::lookup,
             (export, e) -> classify(export, deadline, e));
+    Optional<Func> realloc =
+        memory == null ? Optional.empty() : instance.getFunc(store, "cabi_realloc");
+    this.stringLists =
+        realloc
+            .map(
+                r ->
+                    new WasmtimeStringLists(
+                        store,
+                        stringListHelper.get(),
+                        memory,
+                        r,
+                        deadlineTicks,
+                        guestMemory,
+                        (export, e) -> classify(export, deadline, e)))
+            .orElse(null);
+    if (stringLists != null) {
+      guestMemory.offerStringLists(stringLists);
+    }
   }
 
+  /**
+   * @param stringListHelper the compiled {@link WasmtimeStringLists} helper, fetched when the
+   *     driver exports a memory and {@code cabi_realloc}
+   */
   static WasmtimeInstance create(
-      Engine engine, Module module, PreparedModule prepared, Duration deadline) {
+      Engine engine,
+      Module module,
+      PreparedModule prepared,
+      Duration deadline,
+      Supplier<Module> stringListHelper) {
     Store<Void> store = new Store<>(null, engine);
     Instance instance;
     try {
@@ -62,7 +95,8 @@ final class WasmtimeInstance implements WasmInstance {
       store.dispose();
       throw classify("instantiation", deadline, e);
     }
-    WasmtimeInstance created = new WasmtimeInstance(store, instance, prepared, deadline);
+    WasmtimeInstance created =
+        new WasmtimeInstance(store, instance, prepared, deadline, stringListHelper);
     try {
       prepared.initialize(created);
     } catch (RuntimeException e) {
@@ -108,6 +142,9 @@ final class WasmtimeInstance implements WasmInstance {
       return;
     }
     closed = true;
+    if (stringLists != null) {
+      stringLists.close();
+    }
     exports.dispose();
     if (memory != null) {
       memory.dispose();

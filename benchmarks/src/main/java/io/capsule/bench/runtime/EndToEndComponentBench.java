@@ -1,0 +1,157 @@
+package io.capsule.bench.runtime;
+
+import io.capsule.driver.api.Event;
+import io.capsule.driver.api.ProcessDriver;
+import io.capsule.driver.load.DriverLoader;
+import io.capsule.driver.load.LoadedDriver;
+import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunHandle;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * {@link EndToEndBench} with the real built-in {@code claude-code} driver component parsing every
+ * line (issue #15: end to end ≥ 0.2× {@code cat} into a Java line counter): the harness prints the
+ * recorded Claude Code lines (without {@code result} lines, which end a turn) as fast as {@code
+ * cat} can, the component turns them into events on {@code engine}, the runtime relays them to a
+ * listener. Beside it, in the same run, {@code cat} of the same file into a bare Java line counter.
+ * Each operation is the whole stream, timed once: lines/s = {@code lines} ÷ the score.
+ *
+ * <p>Every operation checks that the listener got as many completed texts as the component makes
+ * from the file (counted once at setup through a separate instance), so a fast wrong answer cannot
+ * score.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3)
+@Measurement(iterations = 5)
+@Fork(1)
+public class EndToEndComponentBench {
+
+  /** ~50k lines of ~600 B (~30 MB): the component parses slower than the Java driver. */
+  @Param({"50000"})
+  public int lines;
+
+  @Param({"wasmtime", "chicory"})
+  public String engine;
+
+  private Path file;
+  private BenchRuntime rt;
+  private DriverLoader loader;
+  private CapsuleRef capsule;
+  private long expectedTexts;
+  private int runs;
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    List<String> recorded = RecordedLines.withoutResults();
+    file = RecordedLines.write(lines, recorded);
+    loader = DriverLoader.create(engine, DriverLoader.Settings.DEFAULTS);
+    LoadedDriver claude = loader.load("builtin:claude-code");
+    expectedTexts = texts(claude, Files.readAllLines(file, StandardCharsets.UTF_8));
+    rt = BenchRuntime.start("e2e-component");
+    capsule =
+        rt.register("claude-component", () -> new ClaudeComponentDriver(claude.newInstance()));
+  }
+
+  /** How many {@code text} events the component makes from {@code all}, in batches of 256. */
+  private static long texts(LoadedDriver driver, List<String> all) {
+    long texts = 0;
+    try (ProcessDriver d = driver.newInstance()) {
+      for (int at = 0; at < all.size(); at += 256) {
+        for (Event e : d.parse(all.subList(at, Math.min(all.size(), at + 256)))) {
+          if (e instanceof Event.Text) {
+            texts++;
+          }
+        }
+      }
+    }
+    if (texts == 0) {
+      throw new IllegalStateException("the recorded lines make no text events");
+    }
+    return texts;
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    rt.close();
+    loader.close();
+    Files.deleteIfExists(file);
+  }
+
+  /** The baseline: the child's stdout read line by line, as the runtime's reader must. */
+  @Benchmark
+  public long catIntoJavaLineCounter() throws IOException, InterruptedException {
+    Process cat =
+        new ProcessBuilder("cat", file.toString())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    long count = 0;
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(cat.getInputStream(), StandardCharsets.UTF_8))) {
+      while (r.readLine() != null) {
+        count++;
+      }
+    }
+    int exit = cat.waitFor();
+    if (exit != 0 || count != lines) {
+      throw new IllegalStateException("cat exited " + exit + " after " + count + " lines");
+    }
+    return count;
+  }
+
+  /** The runtime with the real component: spawn, frame, batch, sandboxed parse, relay, stream. */
+  @Benchmark
+  public long runWithClaudeComponent() {
+    Pair<RunHandle, CompletionStage<Long>> run =
+        rt.runtime
+            .source(RunRequest.of("e2e-component-" + ++runs, capsule, file.toString()))
+            .toMat(
+                Sink.fold(0L, (n, e) -> e instanceof RunEvent.TextCompleted ? n + 1 : n),
+                Keep.both())
+            .run(rt.system);
+    RunOutcome outcome = run.first().outcome().toCompletableFuture().join();
+    long count = run.second().toCompletableFuture().join();
+    if (outcome.status() != RunStatus.DONE || count != expectedTexts) {
+      throw new IllegalStateException(
+          "run ended "
+              + outcome.status()
+              + " ("
+              + outcome.message()
+              + ") with "
+              + count
+              + " of "
+              + expectedTexts
+              + " texts");
+    }
+    return count;
+  }
+}

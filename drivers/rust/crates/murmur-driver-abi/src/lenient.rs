@@ -1,0 +1,305 @@
+//! Typed, borrowing reads of a harness's JSON lines that answer exactly as `serde_json::Value`'s
+//! accessors would (`as_str`, `as_u64`, `as_f64`, `as_bool`, `is_null`, `as_object`,
+//! `as_array`), without building a `Value` tree.
+//!
+//! Why: a driver reads a handful of members of each line, and building the whole tree (every key
+//! and string allocated, every object a hash map) was most of a `parse` call's guest time. A
+//! driver declares a `#[derive(Deserialize)]` struct of the members it reads, each one a
+//! [`Field`], [`Obj`] or [`Arr`]; serde_json skips every other member without allocating, and a
+//! string without escapes is borrowed from the line.
+//!
+//! A member of the wrong JSON type reads as absent, as `Value`'s accessors give `None`; it never
+//! fails the line. The one difference from a `Value` tree: an object the driver reads (the line
+//! itself, or a nested [`Obj`]) with the same member twice fails to deserialize (serde's derive
+//! refuses duplicate fields), so the driver reports such a line as unreadable where `Value` kept
+//! the last one. Harnesses print JSON from their own serializers, which never repeat a key.
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// One member read leniently: its scalar value, or only the fact that it is an object or array.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Field<'a> {
+    /// Absent or JSON `null`.
+    #[default]
+    Null,
+    Bool(bool),
+    /// A non-negative integer that fits a u64.
+    U64(u64),
+    /// A negative integer.
+    I64(i64),
+    /// Any other number.
+    F64(f64),
+    /// Borrowed from the line unless it held escapes.
+    Str(Cow<'a, str>),
+    /// An object or an array, skipped unread.
+    Other,
+}
+
+impl<'a> Field<'a> {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Field::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string as an owned `String`, without a copy when unescaping already made one.
+    pub fn into_string(self) -> Option<String> {
+        match self {
+            Field::Str(s) => Some(s.into_owned()),
+            _ => None,
+        }
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Field::U64(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Field::U64(n) => Some(*n as f64),
+            Field::I64(n) => Some(*n as f64),
+            Field::F64(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Field::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Present with any value but `null`.
+    pub fn is_set(&self) -> bool {
+        !matches!(self, Field::Null)
+    }
+}
+
+struct FieldVisitor<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for FieldVisitor<'a> {
+    type Value = Field<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Field<'a>, E> {
+        Ok(Field::Bool(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Field<'a>, E> {
+        Ok(Field::U64(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Field<'a>, E> {
+        // `Value` stores a non-negative i64 as a u64, so `as_u64` answers for it.
+        Ok(if v >= 0 { Field::U64(v as u64) } else { Field::I64(v) })
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Field<'a>, E> {
+        Ok(Field::F64(v))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Field<'a>, E> {
+        Ok(Field::Str(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Field<'a>, E> {
+        Ok(Field::Str(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Field<'a>, E> {
+        Ok(Field::Str(Cow::Owned(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Field<'a>, E> {
+        Ok(Field::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Field<'a>, E> {
+        Ok(Field::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Field<'a>, A::Error> {
+        skip_seq(seq).map(|_| Field::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Field<'a>, A::Error> {
+        skip_map(map).map(|_| Field::Other)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Field<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(FieldVisitor(PhantomData))
+    }
+}
+
+fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// A member read as the struct `T` when it is a JSON object, else absent (as `Value::as_object`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<T> Obj<T> {
+    pub fn get(&self) -> Option<&T> {
+        self.0.as_ref()
+    }
+}
+
+struct ObjVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
+    type Value = Obj<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+        T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Obj<T>, A::Error> {
+        skip_seq(seq).map(|_| Obj(None))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Obj<T>, E> {
+        Ok(Obj(None))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ObjVisitor(PhantomData))
+    }
+}
+
+/// A member read as a list of `T` when it is a JSON array, else absent (as `Value::as_array`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arr<T>(pub Option<Vec<T>>);
+
+impl<T> Default for Arr<T> {
+    fn default() -> Self {
+        Arr(None)
+    }
+}
+
+impl<T> Arr<T> {
+    pub fn get(&self) -> Option<&[T]> {
+        self.0.as_deref()
+    }
+}
+
+struct ArrVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrVisitor<T> {
+    type Value = Arr<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Arr<T>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Arr(Some(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Arr<T>, A::Error> {
+        skip_map(map).map(|_| Arr(None))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Arr<T>, E> {
+        Ok(Arr(None))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Arr<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ArrVisitor(PhantomData))
+    }
+}
+
+/// Reads `line` as the struct `T` when it is a JSON object; `None` for anything else (not JSON,
+/// another JSON type, trailing characters, a duplicated member of a struct `T` reads).
+pub fn object_line<'a, T: Deserialize<'a>>(line: &'a str) -> Option<T> {
+    // A derived struct would also accept a JSON array as its fields in order; a line is an object.
+    if !line.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return None;
+    }
+    serde_json::from_str(line).ok()
+}

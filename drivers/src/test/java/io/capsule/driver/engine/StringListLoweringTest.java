@@ -1,0 +1,102 @@
+package io.capsule.driver.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.capsule.config.diag.Code;
+import io.capsule.driver.abi.CanonicalAbi;
+import io.capsule.driver.abi.ListType;
+import io.capsule.driver.abi.Primitive;
+import io.capsule.driver.wasm.DriverTrap;
+import io.capsule.driver.wasm.GuestMemory;
+import io.capsule.driver.wasm.WasmEngine;
+import io.capsule.driver.wasm.WasmInstance;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Lowering a {@code list<string>} on wasmtime makes its per-string {@code cabi_realloc} calls in
+ * one helper call ({@link WasmtimeStringLists}); on Chicory the host makes them one by one. The
+ * {@code minimal} fixture's allocator is a deterministic bump allocator, so equal pointers on both
+ * engines mean the allocator saw the same calls, with the same arguments, in the same order.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StringListLoweringTest {
+
+  private static final long CAP = 2L << 20;
+  private static final Duration DEADLINE = Duration.ofSeconds(10);
+  private static final ListType LINES = new ListType(Primitive.STRING);
+
+  private final WasmEngine wasmtime = new WasmtimeEngine();
+  private final WasmEngine chicory = new ChicoryEngine();
+
+  @AfterAll
+  void close() {
+    wasmtime.close();
+    chicory.close();
+  }
+
+  private static List<String> lines() {
+    List<String> lines = new ArrayList<>(List.of("", "a", "h\u00e9llo \u2603 \ud83d\ude00", ""));
+    lines.add("x".repeat(70_000)); // past the first page: the allocator grows memory in between
+    for (int i = 0; i < 40; i++) {
+      lines.add("{\"type\":\"line\",\"n\":" + i + "}");
+    }
+    return lines;
+  }
+
+  /** The list's {ptr, len} slots after lowering, then the list lifted back. */
+  private static List<Object> lower(WasmInstance instance, List<String> lines) {
+    GuestMemory memory = instance.memory();
+    CanonicalAbi abi = new CanonicalAbi(memory);
+    long[] flat = abi.lowerFlat(LINES, lines);
+    List<Object> out = new ArrayList<>();
+    int list = (int) flat[0];
+    out.add(flat[0]);
+    for (int i = 0; i < flat[1]; i++) {
+      out.add(memory.loadI32(list + i * 8));
+      out.add(memory.loadI32(list + i * 8 + 4));
+    }
+    out.add(abi.liftFlat(LINES, flat));
+    return out;
+  }
+
+  @Test
+  void theHelperMakesTheSameAllocationsAsOneCallPerStringAndTheListReadsBack() {
+    try (WasmInstance w = wasmtime.compile(Fixtures.bytes("minimal"), CAP).instantiate(DEADLINE);
+        WasmInstance c = chicory.compile(Fixtures.bytes("minimal"), CAP).instantiate(DEADLINE)) {
+      assertTrue(w.memory().allocatesStringsInOneCall(), "wasmtime takes the helper path");
+      assertFalse(c.memory().allocatesStringsInOneCall(), "chicory calls per string");
+      for (int round = 0; round < 2; round++) {
+        List<Object> viaHelper = lower(w, lines());
+        List<Object> perString = lower(c, lines());
+        assertEquals(perString, viaHelper);
+        assertEquals(lines(), viaHelper.get(viaHelper.size() - 1));
+      }
+      assertEquals(List.of(), lower(w, List.of()).get(1));
+    }
+  }
+
+  @Test
+  void anAllocatorThatTrapsInsideTheHelperIsADriverTrapOfCabiReallocAndTheNextInstanceWorks() {
+    // 3 MiB does not fit under the 2 MiB cap: memory.grow fails and the allocator traps.
+    List<String> tooBig = List.of("ok", "y".repeat(3 << 20));
+    for (WasmEngine engine : List.of(wasmtime, chicory)) {
+      try (WasmInstance i = engine.compile(Fixtures.bytes("minimal"), CAP).instantiate(DEADLINE)) {
+        DriverTrap e = assertThrows(DriverTrap.class, () -> lower(i, tooBig));
+        assertEquals(Code.E_RUN_034, e.code());
+        assertEquals("trap", e.diagnostic().details().get("cause"), engine.name());
+        assertTrue(e.getMessage().contains("cabi_realloc"), e.getMessage());
+      }
+      try (WasmInstance i = engine.compile(Fixtures.bytes("minimal"), CAP).instantiate(DEADLINE)) {
+        assertEquals(List.of("ok"), lower(i, List.of("ok")).get(3));
+      }
+    }
+  }
+}
