@@ -9,75 +9,75 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A loopback TCP forwarder a test can cut: {@link #cut()} closes every forwarded connection and
- * stops listening (a new connection is refused, as by a host that is down) until {@link #heal()}
- * listens on the same port again. Between a runner and its hub it is a network outage, with real
+ * A loopback TCP forwarder a test can cut: {@link #cut()} closes every forwarded connection and,
+ * until {@link #heal()}, closes each new one as soon as it is accepted (a connection attempt fails,
+ * as against a host that is down). Between a runner and its hub it is a network outage, with real
  * sockets on both sides.
  *
- * <p>Threads: one acceptor while listening and two pumps per connection, all daemons, all ended by
- * {@link #close()}.
+ * <p>It keeps listening through a cut: stopping and listening again on the same port failed once
+ * with "address already in use" on a busy machine (a free port can be taken meanwhile by any
+ * outgoing connection's local end).
+ *
+ * <p>Threads: one acceptor and two pumps per connection, all daemons, all ended by {@link
+ * #close()}.
  */
 final class CuttableProxy implements Closeable {
   private final int target;
-  private final int port;
+  private final ServerSocket server;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private volatile ServerSocket server;
+  private volatile boolean down;
 
   CuttableProxy(int targetPort) throws IOException {
     this.target = targetPort;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    this.port = server.getLocalPort();
-    listen(server);
+    Thread acceptor = new Thread(this::accept, "cuttable-proxy-accept");
+    acceptor.setDaemon(true);
+    acceptor.start();
   }
 
   int port() {
-    return port;
+    return server.getLocalPort();
   }
 
-  /** Ends every connection through it and stops listening. */
+  /** Ends every connection through it; new ones fail until {@link #heal()}. */
   synchronized void cut() {
-    quietly(server);
+    down = true;
     open.forEach(CuttableProxy::quietly);
   }
 
-  /** Listens on the same port again. */
-  synchronized void heal() throws IOException {
-    if (!server.isClosed()) {
-      return;
-    }
-    ServerSocket again = new ServerSocket();
-    again.setReuseAddress(true); // the port's closed connections may linger in TIME_WAIT
-    again.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
-    server = again;
-    listen(again);
+  /** Lets new connections through again. */
+  synchronized void heal() {
+    down = false;
   }
 
   @Override
   public void close() {
     cut();
+    quietly(server);
   }
 
-  private void listen(ServerSocket listening) {
-    Thread acceptor = new Thread(() -> accept(listening), "cuttable-proxy-accept");
-    acceptor.setDaemon(true);
-    acceptor.start();
-  }
-
-  private void accept(ServerSocket listening) {
-    while (!listening.isClosed()) {
+  private void accept() {
+    while (!server.isClosed()) {
       Socket in;
       try {
-        in = listening.accept();
+        in = server.accept();
       } catch (IOException e) {
-        return; // cut or closed
+        return; // closed
+      }
+      synchronized (this) {
+        if (down) {
+          quietly(in); // the outage: the attempt fails at once
+          continue;
+        }
+        open.add(in); // under the lock: a cut cannot miss a connection accepted meanwhile
       }
       try {
         Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
-        open.add(in);
         open.add(out);
         pump(in, out);
         pump(out, in);
       } catch (IOException e) {
+        open.remove(in);
         quietly(in);
       }
     }
