@@ -103,9 +103,13 @@ class HubRestartEndToEndTest {
 
   /** The runner's process ends: its connection, its runs and their harnesses go with it. */
   private void stopRunner() throws Exception {
-    runner.close();
-    runnerSystem.terminate();
-    runnerSystem.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    RunnerNode stopping = runner;
+    ActorSystem<Void> its = runnerSystem;
+    runner = null; // stopped once: @AfterAll must not wait on a runner whose system is gone
+    runnerSystem = null;
+    stopping.close();
+    its.terminate();
+    its.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
   @AfterAll
