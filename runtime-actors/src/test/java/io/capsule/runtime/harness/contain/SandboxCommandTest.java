@@ -164,6 +164,13 @@ class SandboxCommandTest {
             List.of(new HarnessGrants.PathGrant(Path.of(dir, "out"), Access.READ_WRITE)),
             false);
     assertEquals("--bind-try " + dir + "/out", capsuleMount(deeper, dir + "/out"));
+    // Outside the hidden folders too: under a writable grant it is bound read-only again.
+    HarnessGrants underWritable =
+        withCapsule(
+            "/srv/capsules/a",
+            List.of(new HarnessGrants.PathGrant(Path.of("/srv"), Access.READ_WRITE)),
+            false);
+    assertEquals("--ro-bind-try /srv/capsules/a", capsuleMount(underWritable, "/srv/capsules/a"));
   }
 
   @Test
