@@ -127,6 +127,9 @@ final class RealClaudeIT {
 
     assertEquals(0, r.exit(), r::toString);
     assertEquals("Signed in.", r.finished().path("result").asText(), r::toString);
+    JsonNode usage = r.finished().path("usage");
+    assertEquals(123, usage.path("fresh_input").asInt(), usage::toString);
+    assertEquals(3, usage.path("output").asInt(), usage::toString);
     assertEquals(
         "subscription", r.named("session_started").get(0).path("auth").asText(), r::toString);
     FakeAnthropic.Received request = api.messages().get(0);
