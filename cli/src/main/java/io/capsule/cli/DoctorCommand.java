@@ -168,7 +168,7 @@ final class DoctorCommand implements Callable<Integer> {
       return true;
     }
     Path home = Path.of(System.getenv().getOrDefault("HOME", System.getProperty("user.home")));
-    HarnessGrants grants = HarnessGrants.of(manifest.capabilities(), home);
+    HarnessGrants grants = HarnessGrants.of(manifest, home);
     row("contain", mode + ": bubblewrap " + config.bwrap() + ", egress only through the proxy");
     row(
         "egress",
@@ -176,6 +176,7 @@ final class DoctorCommand implements Callable<Integer> {
             ? "no host (every connection is refused)"
             : grants.network().stream().map(Object::toString).collect(Collectors.joining(", ")));
     grants.paths().forEach(p -> row("bind", p.path() + " (" + p.access().yaml() + ")"));
+    grants.capsuleDir().ifPresent(d -> row("bind", d + " (read, the capsule folder)"));
     row("workdir", grants.readOnly() ? "read-only (filesystem.read_only)" : "writable");
     row("hidden", home + " (except the binds above); /tmp is private; root is read-only");
     Path workdir = Files.createTempDirectory("capsule-doctor-sandbox-");

@@ -6,8 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code capsule run} of the hello capsule under each containment (README "Containment"): the
@@ -40,6 +44,32 @@ class ContainedRunTest {
     assertEquals(0, r.exit(), r.out() + r.err());
     assertFalse(r.out().contains("W-CAP-050"), r.out());
     assertTrue(r.out().contains("\"event\":\"finished\""), r.out());
+  }
+
+  /**
+   * A capsule under {@code /tmp} (hidden inside the sandbox) whose harness is {@code /bin/sh} with
+   * the script beside the manifest as its argument: only the capsule folder's read-only bind lets
+   * the shell read it (the binary's installation is {@code /bin}).
+   */
+  @Test
+  void aScriptBesideTheManifestRunsContainedFromAHiddenFolder(@TempDir Path tmp)
+      throws IOException {
+    Path capsule = Files.createDirectories(tmp.resolve("scripted"));
+    Path script = Files.createDirectories(capsule.resolve("harness")).resolve("hello.sh");
+    Files.copy(Cli.HELLO.resolve("harness/hello.sh"), script);
+    String manifest =
+        Files.readString(Cli.HELLO.resolve("murmur.yaml"))
+            .replace("name: hello", "name: scripted")
+            .replace(
+                "    config: {}\n  command: ./harness/hello.sh",
+                "    config: { binary_args: [\"" + script + "\"] }\n  command: /bin/sh");
+    assertTrue(manifest.contains("command: /bin/sh"), manifest);
+    Files.writeString(capsule.resolve("murmur.yaml"), manifest);
+
+    Cli.Result r = Cli.run("run", capsule.toString(), "--task", "hi", "--json");
+    assertEquals(0, r.exit(), manifest + r.out() + r.err());
+    assertTrue(r.out().contains("\"status\":\"done\""), r.out());
+    assertFalse(r.out().contains("W-CAP-050"), "contained: " + r.out());
   }
 
   @Test

@@ -1,9 +1,14 @@
 package io.capsule.realharness;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.github.luben.zstd.ZstdInputStream;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -18,12 +24,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
 
 /**
  * A scripted model API on {@code 127.0.0.1:0} for the Codex (Responses API) and Gemini suites: a
  * {@code POST} to a path the {@code modelPath} test accepts takes the next scripted {@link
- * Responder}, else the fallback (a 500, so a missing script shows up as a failure, not a hang).
- * Anything else is 404 and recorded in {@link #unknownRequests()}.
+ * Responder}, else the fallback (a 500, so a missing script shows up as a failure, not a hang). A
+ * path given to {@link #route} always gets its fixed answer (the account and setup calls a
+ * subscription login makes first). Anything else is 404 and recorded in {@link #unknownRequests()}.
  */
 final class FakeModelApi implements AutoCloseable {
 
@@ -56,11 +64,16 @@ final class FakeModelApi implements AutoCloseable {
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final List<String> unknown = new CopyOnWriteArrayList<>();
   private final CountDownLatch closed = new CountDownLatch(1);
+  private final Map<String, Responder> routes = new ConcurrentHashMap<>();
+  private final List<String> routed = new CopyOnWriteArrayList<>();
+  private final String scheme;
 
-  private FakeModelApi(HttpServer server, Predicate<String> modelPath, Responder fallback) {
+  private FakeModelApi(
+      HttpServer server, Predicate<String> modelPath, Responder fallback, String scheme) {
     this.server = server;
     this.modelPath = modelPath;
     this.fallback = fallback;
+    this.scheme = scheme;
   }
 
   /**
@@ -70,15 +83,38 @@ final class FakeModelApi implements AutoCloseable {
   static FakeModelApi start(Predicate<String> modelPath, Responder fallback) throws IOException {
     HttpServer server =
         HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    FakeModelApi fake = new FakeModelApi(server, modelPath, fallback);
-    server.createContext("/", fake::handle);
-    server.setExecutor(fake.pool);
-    server.start();
+    return serve(new FakeModelApi(server, modelPath, fallback, "http"));
+  }
+
+  /** As {@link #start}, over HTTPS with {@code tls} (see {@link FakeTls}). */
+  static FakeModelApi startHttps(Predicate<String> modelPath, Responder fallback, SSLContext tls)
+      throws IOException {
+    HttpsServer server =
+        HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setHttpsConfigurator(new HttpsConfigurator(tls));
+    return serve(new FakeModelApi(server, modelPath, fallback, "https"));
+  }
+
+  private static FakeModelApi serve(FakeModelApi fake) {
+    fake.server.createContext("/", fake::handle);
+    fake.server.setExecutor(fake.pool);
+    fake.server.start();
     return fake;
   }
 
   String baseUrl() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return scheme + "://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /** Every request to {@code path} (any method) gets what {@code responder} answers. */
+  FakeModelApi route(String path, Responder responder) {
+    routes.put(path, responder);
+    return this;
+  }
+
+  /** The routed requests received, as {@code METHOD path}, in order. */
+  List<String> routedRequests() {
+    return List.copyOf(routed);
   }
 
   FakeModelApi then(Responder responder) {
@@ -110,7 +146,15 @@ final class FakeModelApi implements AutoCloseable {
     try (exchange) {
       String method = exchange.getRequestMethod();
       String path = exchange.getRequestURI().toString();
-      byte[] body = exchange.getRequestBody().readAllBytes();
+      byte[] body = decoded(exchange);
+      Responder fixed = routes.get(exchange.getRequestURI().getPath());
+      if (fixed != null) {
+        routed.add(method + " " + path);
+        JsonNode request =
+            body.length == 0 ? MessageStream.JSON.missingNode() : MessageStream.JSON.readTree(body);
+        answer(exchange, fixed.answer(request));
+        return;
+      }
       if (!method.equals("POST") || !modelPath.test(exchange.getRequestURI().getPath())) {
         unknown.add(method + " " + path);
         byte[] bytes =
@@ -126,15 +170,30 @@ final class FakeModelApi implements AutoCloseable {
       JsonNode request = MessageStream.JSON.readTree(body);
       received.add(new Received(path, request, headers));
       Responder next = script.poll();
-      Answer answer = (next == null ? fallback : next).answer(request);
-      if (answer instanceof Answer.Json j) {
-        byte[] bytes = MessageStream.JSON.writeValueAsBytes(j.body());
-        exchange.getResponseHeaders().set("content-type", "application/json");
-        exchange.sendResponseHeaders(j.status(), bytes.length);
-        exchange.getResponseBody().write(bytes);
-      } else if (answer instanceof Answer.Sse s) {
-        stream(exchange, s);
-      }
+      answer(exchange, (next == null ? fallback : next).answer(request));
+    }
+  }
+
+  /** The request body, decompressed when it says {@code Content-Encoding: zstd}. */
+  private static byte[] decoded(HttpExchange exchange) throws IOException {
+    byte[] raw = exchange.getRequestBody().readAllBytes();
+    String encoding = exchange.getRequestHeaders().getFirst("content-encoding");
+    if (encoding == null || !encoding.trim().equalsIgnoreCase("zstd")) {
+      return raw;
+    }
+    try (InputStream in = new ZstdInputStream(new ByteArrayInputStream(raw))) {
+      return in.readAllBytes();
+    }
+  }
+
+  private void answer(HttpExchange exchange, Answer answer) throws IOException {
+    if (answer instanceof Answer.Json j) {
+      byte[] bytes = MessageStream.JSON.writeValueAsBytes(j.body());
+      exchange.getResponseHeaders().set("content-type", "application/json");
+      exchange.sendResponseHeaders(j.status(), bytes.length);
+      exchange.getResponseBody().write(bytes);
+    } else if (answer instanceof Answer.Sse s) {
+      stream(exchange, s);
     }
   }
 

@@ -16,11 +16,26 @@ final class GeminiStream {
   static final String MODEL_VERSION = "gemini-fake";
   private final List<String> frames = new ArrayList<>();
 
+  /** Code Assist wraps each chunk as {@code {"response": <chunk>, "traceId": …}}. */
+  private final boolean codeAssist;
+
   /** The last chunk, held back: the API puts the finish reason and usage on the final part. */
   private ObjectNode held;
 
+  private GeminiStream(boolean codeAssist) {
+    this.codeAssist = codeAssist;
+  }
+
   static GeminiStream start() {
-    return new GeminiStream();
+    return new GeminiStream(false);
+  }
+
+  /**
+   * The same stream as the Code Assist API sends it to a Google sign-in ({@code POST
+   * /v1internal:streamGenerateContent?alt=sse} on {@code CODE_ASSIST_ENDPOINT}).
+   */
+  static GeminiStream startCodeAssist() {
+    return new GeminiStream(true);
   }
 
   /** Text in {@code parts}, one frame each. */
@@ -95,7 +110,14 @@ final class GeminiStream {
 
   private void add(ObjectNode chunk) {
     if (held != null) {
-      frames.add("data: " + held + "\r\n\r\n");
+      JsonNode frame =
+          codeAssist
+              ? MessageStream.JSON
+                  .createObjectNode()
+                  .put("traceId", "capsule-fake-trace")
+                  .set("response", held)
+              : held;
+      frames.add("data: " + frame + "\r\n\r\n");
     }
     held = chunk;
   }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -100,6 +101,74 @@ final class RealClaudeIT {
     assertTrue(request.body().path("system").toString().contains(TestCapsule.SYSTEM_PROMPT));
     assertEquals("2023-06-01", request.headers().get("anthropic-version"));
     assertEquals(0, request.body().path("tools").size(), "a capsule without tools offers none");
+  }
+
+  /**
+   * The subscription capsule: no key, the sign-in Claude Code saved in {@code
+   * ~/.claude/.credentials.json} (an OAuth token valid far into the future). The CLI sends the
+   * token as a bearer, says {@code apiKeySource: none}, so the run reports {@code auth:
+   * subscription}; the doctor's {@code claude auth status} sees the same sign-in.
+   */
+  @Test
+  void aSavedSubscriptionSignInAnswersAsSubscriptionAndTheDoctorSaysLoggedIn() throws Exception {
+    api.then(
+        req ->
+            MessageStream.start("msg_sub_1", req.path("model").asText(), USAGE)
+                .text("Signed in.")
+                .end("end_turn", 3));
+    String token = SavedLogins.claudeAi(home);
+    Path capsule =
+        TestCapsule.writeSubscription(tmp.resolve("capsule"), CLAUDE, api.baseUrl(), Map.of());
+
+    CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(capsule, home, RUN_TIMEOUT);
+    assertEquals(0, d.exit(), d.output());
+    assertTrue(d.output().matches("(?s).*\\blogin\\s+logged in\\b.*"), d.output());
+    CapsuleRunProcess.Result r = run(capsule, "Say hello.");
+
+    assertEquals(0, r.exit(), r::toString);
+    assertEquals("Signed in.", r.finished().path("result").asText(), r::toString);
+    JsonNode usage = r.finished().path("usage");
+    assertEquals(123, usage.path("fresh_input").asInt(), usage::toString);
+    assertEquals(3, usage.path("output").asInt(), usage::toString);
+    assertEquals(
+        "subscription", r.named("session_started").get(0).path("auth").asText(), r::toString);
+    FakeAnthropic.Received request = api.messages().get(0);
+    assertEquals("Bearer " + token, request.headers().get("authorization"), request::toString);
+    assertFalse(request.headers().containsKey("x-api-key"), request::toString);
+    assertEquals(List.of("POST /v1/messages?beta=true"), api.allRequests());
+  }
+
+  /**
+   * A subscription token made by {@code claude setup-token}, given as {@code
+   * CLAUDE_CODE_OAUTH_TOKEN} in the driver config's {@code env}: also {@code auth: subscription}.
+   * The doctor's login check does not see the driver's env; it says so instead of refusing.
+   */
+  @Test
+  void aSubscriptionTokenInTheEnvironmentAnswersAsSubscription() throws Exception {
+    api.then(
+        req ->
+            MessageStream.start("msg_sub_2", req.path("model").asText(), USAGE)
+                .text("Token ok.")
+                .end("end_turn", 3));
+    Path capsule =
+        TestCapsule.writeSubscription(
+            tmp.resolve("capsule"),
+            CLAUDE,
+            api.baseUrl(),
+            Map.of("CLAUDE_CODE_OAUTH_TOKEN", SavedLogins.CLAUDE_TOKEN));
+
+    CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(capsule, home, RUN_TIMEOUT);
+    assertEquals(0, d.exit(), d.output());
+    assertTrue(d.output().contains("ready: a run could start"), d.output());
+    assertTrue(d.output().contains("no saved login, and none needed"), d.output());
+    CapsuleRunProcess.Result r = run(capsule, "Say hello.");
+
+    assertEquals(0, r.exit(), r::toString);
+    assertEquals("Token ok.", r.finished().path("result").asText(), r::toString);
+    assertEquals(
+        "subscription", r.named("session_started").get(0).path("auth").asText(), r::toString);
+    assertEquals(
+        "Bearer " + SavedLogins.CLAUDE_TOKEN, api.messages().get(0).headers().get("authorization"));
   }
 
   @Test

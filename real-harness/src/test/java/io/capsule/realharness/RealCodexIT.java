@@ -120,6 +120,69 @@ final class RealCodexIT {
     assertEquals("Bearer " + KEY, api.received().get(0).headers().get("authorization"));
   }
 
+  /**
+   * The subscription capsule of the driver's README: a ChatGPT sign-in saved in {@code
+   * ~/.codex/auth.json} (tokens valid far into the future, so no refresh), no key at all, and only
+   * {@code chatgpt_base_url} pointing at a fake ChatGPT backend. Codex first asks that backend
+   * which origin serves the account ({@code GET /backend-api/wham/accounts/check}) and accepts only
+   * an {@code https} one, so the fake serves HTTPS with a throwaway CA given as {@code
+   * CODEX_CA_CERTIFICATE}, and names itself. The doctor's {@code codex login status} says logged
+   * in, and the run answers.
+   */
+  @Test
+  void aChatGptSignInAnswersAndTheDoctorSaysLoggedIn() throws Exception {
+    FakeTls tls = FakeTls.create(tmp.resolve("tls"));
+    try (FakeModelApi chatgpt =
+        FakeModelApi.startHttps(
+            "/backend-api/codex/responses"::equals,
+            req -> ResponsesStream.error(500, "server_error", "no_script", "no scripted reply"),
+            tls.serverContext())) {
+      chatgpt.route("/backend-api/wham/accounts/check", req -> accountsCheck(chatgpt.baseUrl()));
+      chatgpt.then(
+          req ->
+              ResponsesStream.start("resp_chatgpt")
+                  .text("msg_c", "Signed in with ChatGPT.")
+                  .completed(20, 0, 3, 0));
+      String token = SavedLogins.codexChatGpt(home);
+      Path ca = Files.copy(tls.caPem(), home.resolve(".codex/capsule-fake-ca.pem"));
+      Path dir =
+          HarnessCapsule.codex(Suite.commandFor(CODEX, tmp, "codex-chatgpt"))
+              .allow(chatgpt.baseUrl())
+              .model("gpt-fake")
+              .env("CODEX_CA_CERTIFICATE", ca.toString())
+              .extraArg("--config=chatgpt_base_url=\"" + chatgpt.baseUrl() + "/backend-api/\"")
+              .write(tmp.resolve("capsule"));
+
+      CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(dir, home, RUN_TIMEOUT);
+      assertEquals(0, d.exit(), d.output());
+      assertTrue(d.output().matches("(?s).*\\blogin\\s+logged in\\b.*"), d.output());
+      CapsuleRunProcess.Result r =
+          CapsuleRunProcess.start(dir, home, runs, "Say hello.").finish(RUN_TIMEOUT);
+
+      assertEquals(0, r.exit(), r::toString);
+      assertEquals("Signed in with ChatGPT.", r.finished().path("result").asText(), r::toString);
+      assertEquals(20, r.finished().path("usage").path("fresh_input").asInt(), r::toString);
+      assertEquals(1, chatgpt.received().size(), chatgpt.unknownRequests()::toString);
+      FakeModelApi.Received request = chatgpt.received().get(0);
+      assertEquals("Bearer " + token, request.headers().get("authorization"));
+      assertEquals(SavedLogins.CODEX_ACCOUNT, request.headers().get("chatgpt-account-id"));
+      assertTrue(
+          chatgpt.routedRequests().contains("GET /backend-api/wham/accounts/check"),
+          chatgpt.routedRequests()::toString);
+    }
+  }
+
+  /** The account list naming {@code origin} as the backend that serves the saved account. */
+  private static FakeModelApi.Answer accountsCheck(String origin) {
+    com.fasterxml.jackson.databind.node.ObjectNode body = MessageStream.JSON.createObjectNode();
+    body.putArray("accounts")
+        .addObject()
+        .put("id", SavedLogins.CODEX_ACCOUNT)
+        .put("workspace_backend_origin", origin)
+        .put("account_routing_override", "NO_CONSTRAINT");
+    return new FakeModelApi.Answer.Json(200, body);
+  }
+
   /** The doctor and a run agree on the suite's capsule: a run could start, and it does. */
   @Test
   void theDoctorSaysARunCouldStart() throws Exception {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.SocketException;
 import java.nio.file.Files;
@@ -32,6 +33,7 @@ final class RealGeminiIT {
   private static final Duration RUN_TIMEOUT = Duration.ofSeconds(120);
   static final String KEY = "capsule-real-harness-dummy-key";
   static final String MODEL = "gemini-2.5-flash";
+  static final String GOOGLE_TOKEN = "ya29.capsule-real-harness-dummy";
 
   @TempDir Path tmp;
   private FakeModelApi api;
@@ -106,7 +108,133 @@ final class RealGeminiIT {
     assertTrue(system.length() > 1000, "Gemini CLI's own prompt should be sent: " + system);
   }
 
-  /** Gemini exits 145 (401 modulo 256) by itself: the runtime reads it as a code, not signal 17. */
+  /**
+   * The subscription capsule: a Google sign-in ({@code auth_type: oauth-personal}) against a fake
+   * Code Assist API ({@code CODE_ASSIST_ENDPOINT}). Gemini CLI sets the user up first ({@code
+   * loadCodeAssist}, then {@code onboardUser} for a new user), reads the quota and experiments,
+   * then streams the answer from {@code streamGenerateContent}, all with the sign-in's token as a
+   * bearer. The token is given as {@code GOOGLE_CLOUD_ACCESS_TOKEN} with {@code
+   * GOOGLE_GENAI_USE_GCA}: the saved {@code oauth_creds.json} cannot start offline (next test).
+   */
+  @Test
+  void aGoogleSignInAnswersThroughCodeAssistAndTheDoctorAgrees() throws Exception {
+    try (FakeModelApi codeAssist = codeAssist()) {
+      codeAssist.then(
+          req -> GeminiStream.startCodeAssist().text("Signed in ", "with Google.").stop(30, 0, 5));
+      Path dir = googleCapsule(codeAssist, "google").write(tmp.resolve("capsule"));
+
+      CapsuleRunProcess.Doctor d = CapsuleRunProcess.doctor(dir, home, RUN_TIMEOUT);
+      assertEquals(0, d.exit(), d.output());
+      assertTrue(d.output().contains("ready: a run could start"), d.output());
+      CapsuleRunProcess.Result r =
+          CapsuleRunProcess.startWithDefaultWorkRoot(dir, home, "Say hello.").finish(RUN_TIMEOUT);
+
+      assertEquals(0, r.exit(), r::toString);
+      assertEquals("Signed in with Google.", r.finished().path("result").asText(), r::toString);
+      assertEquals(30, r.finished().path("usage").path("fresh_input").asInt(), r::toString);
+      assertEquals(5, r.finished().path("usage").path("output").asInt(), r::toString);
+      FakeModelApi.Received request = codeAssist.received().get(0);
+      assertEquals("Bearer " + GOOGLE_TOKEN, request.headers().get("authorization"));
+      assertEquals(MODEL, request.body().path("model").asText(), request::toString);
+      assertEquals("capsule-fake-project", request.body().path("project").asText());
+      List<String> setup = codeAssist.routedRequests();
+      assertEquals("POST /v1internal:loadCodeAssist", setup.get(0), setup::toString);
+      assertTrue(setup.contains("POST /v1internal:onboardUser"), setup::toString);
+    }
+  }
+
+  /**
+   * A saved Google sign-in alone ({@code ~/.gemini/oauth_creds.json}, token valid until 2100)
+   * cannot start offline: Gemini CLI first checks the token at {@code
+   * https://oauth2.googleapis.com/tokeninfo} (google-auth-library's fixed endpoint; no setting
+   * moves it), and without an answer it asks for an interactive sign-in, exit 41. The run says
+   * {@code auth}; the Code Assist API is never asked.
+   */
+  @Test
+  void aSavedGoogleSignInAloneCannotStartOffline() throws Exception {
+    try (FakeModelApi codeAssist = codeAssist()) {
+      SavedLogins.geminiGoogle(home, GOOGLE_TOKEN);
+      Path dir =
+          HarnessCapsule.gemini(Suite.commandFor(GEMINI, tmp, "gemini-savedgoogle"))
+              .allow(codeAssist.baseUrl())
+              .model(MODEL)
+              .config("auth_type", "oauth-personal")
+              .env("CODE_ASSIST_ENDPOINT", codeAssist.baseUrl())
+              .write(tmp.resolve("capsule"));
+      CapsuleRunProcess.Result r =
+          CapsuleRunProcess.startWithDefaultWorkRoot(dir, home, "Say hello.").finish(RUN_TIMEOUT);
+
+      assertEquals(1, r.exit(), r::toString);
+      assertEquals("E-RUN-033:auth", r.finished().path("failure_type").asText(), r::toString);
+      assertEquals(41, Suite.traceRecord(runs, "harness_exit").path("code").asInt(), r::toString);
+      assertEquals(List.of(), codeAssist.received());
+      assertEquals(List.of(), codeAssist.routedRequests());
+    }
+  }
+
+  /**
+   * A fake Code Assist API: {@code loadCodeAssist} answers a new user (no current tier, a default
+   * free tier) until {@code onboardUser}, then the onboarded user and project; quota and
+   * experiments are empty.
+   */
+  private static FakeModelApi codeAssist() throws IOException {
+    FakeModelApi api =
+        FakeModelApi.start(
+            "/v1internal:streamGenerateContent"::equals,
+            req -> GeminiStream.error(500, "INTERNAL", "no scripted reply"));
+    java.util.concurrent.atomic.AtomicBoolean onboarded =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    api.route(
+        "/v1internal:loadCodeAssist",
+        req -> {
+          ObjectNode body = MessageStream.JSON.createObjectNode();
+          if (onboarded.get()) {
+            body.putObject("currentTier").put("id", "free-tier").put("name", "Fake free tier");
+            body.put("cloudaicompanionProject", "capsule-fake-project");
+          } else {
+            body.putArray("allowedTiers")
+                .addObject()
+                .put("id", "free-tier")
+                .put("name", "Fake free tier")
+                .put("isDefault", true);
+          }
+          return new FakeModelApi.Answer.Json(200, body);
+        });
+    api.route(
+        "/v1internal:onboardUser",
+        req -> {
+          onboarded.set(true);
+          ObjectNode body = MessageStream.JSON.createObjectNode().put("done", true);
+          body.putObject("response")
+              .putObject("cloudaicompanionProject")
+              .put("id", "capsule-fake-project");
+          return new FakeModelApi.Answer.Json(200, body);
+        });
+    api.route(
+        "/v1internal:retrieveUserQuota",
+        req -> {
+          ObjectNode body = MessageStream.JSON.createObjectNode();
+          body.putArray("buckets");
+          return new FakeModelApi.Answer.Json(200, body);
+        });
+    api.route(
+        "/v1internal:listExperiments",
+        req -> new FakeModelApi.Answer.Json(200, MessageStream.JSON.createObjectNode()));
+    return api;
+  }
+
+  /** The Google sign-in capsule: oauth-personal, the token and the endpoint in the env. */
+  private HarnessCapsule googleCapsule(FakeModelApi codeAssist, String scenario)
+      throws IOException {
+    return HarnessCapsule.gemini(Suite.commandFor(GEMINI, tmp, "gemini-" + scenario))
+        .allow(codeAssist.baseUrl())
+        .model(MODEL)
+        .config("auth_type", "oauth-personal")
+        .env("CODE_ASSIST_ENDPOINT", codeAssist.baseUrl())
+        .env("GOOGLE_GENAI_USE_GCA", "true")
+        .env("GOOGLE_CLOUD_ACCESS_TOKEN", GOOGLE_TOKEN);
+  }
+
   /** The doctor and a run agree on the suite's capsule: a run could start, and it does. */
   @Test
   void theDoctorSaysARunCouldStart() throws Exception {
@@ -116,6 +244,7 @@ final class RealGeminiIT {
     assertTrue(d.output().contains("ready: a run could start"), d.output());
   }
 
+  /** Gemini exits 145 (401 modulo 256) by itself: the runtime reads it as a code, not signal 17. */
   @Test
   void a401FailsAsAnAuthFailureAndItsExitIsACode() throws Exception {
     api.otherwise(

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Writes a capsule folder whose harness is the real {@code claude} through the built-in {@code
@@ -38,6 +39,35 @@ final class TestCapsule {
       List<String> shellAllow,
       List<String> allowAlso)
       throws IOException {
+    return write(
+        dir,
+        claude,
+        baseUrl,
+        maxRetries,
+        shellAllow,
+        allowAlso,
+        Map.of("ANTHROPIC_API_KEY", API_KEY));
+  }
+
+  /**
+   * The subscription capsule: no key at all, so Claude Code uses the sign-in saved in {@code
+   * ~/.claude} (granted read-write), or the token in {@code auth} (e.g. {@code
+   * CLAUDE_CODE_OAUTH_TOKEN}) when given.
+   */
+  static Path writeSubscription(Path dir, Path claude, String baseUrl, Map<String, String> auth)
+      throws IOException {
+    return write(dir, claude, baseUrl, 0, List.of(), List.of(hostPort(baseUrl)), auth);
+  }
+
+  private static Path write(
+      Path dir,
+      Path claude,
+      String baseUrl,
+      int maxRetries,
+      List<String> shellAllow,
+      List<String> allowAlso,
+      Map<String, String> auth)
+      throws IOException {
     Files.createDirectories(dir);
     StringBuilder y = new StringBuilder();
     y.append("name: real-claude\n")
@@ -59,11 +89,11 @@ final class TestCapsule {
         .append("      env:\n")
         .append("        ANTHROPIC_BASE_URL: ")
         .append(quoted(baseUrl))
-        .append('\n')
-        .append("        ANTHROPIC_API_KEY: ")
-        .append(quoted(API_KEY))
-        .append('\n')
-        .append("  command: ")
+        .append('\n');
+    auth.forEach(
+        (name, value) ->
+            y.append("        ").append(name).append(": ").append(quoted(value)).append('\n'));
+    y.append("  command: ")
         .append(quoted(claude.toString()))
         .append('\n')
         .append("  max_turns: 4\n")

@@ -145,7 +145,7 @@ final class RunLaunch {
   static HarnessGrants grants(
       ResolvedCapsule capsule, Map<String, String> hostEnv, Optional<Bridge> bridge) {
     Path home = Path.of(hostEnv.getOrDefault("HOME", System.getProperty("user.home")));
-    HarnessGrants grants = HarnessGrants.of(capsule.manifest().capabilities(), home);
+    HarnessGrants grants = HarnessGrants.of(capsule.manifest(), home);
     if (bridge.isPresent()) {
       int port = java.net.URI.create(bridge.get().url()).getPort();
       if (port > 0) {

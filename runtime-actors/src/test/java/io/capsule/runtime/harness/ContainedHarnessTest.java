@@ -221,6 +221,71 @@ class ContainedHarnessTest {
     HarnessFixture.assertClosedAndGone(launch);
   }
 
+  /**
+   * A capsule folder under a hidden home whose harness is {@code sh <folder>/harness/x.sh}: the
+   * script and the files beside it are readable inside, and the folder stays read-only even when a
+   * grant names it read-write (a harness must not rewrite its own manifest).
+   */
+  @Test
+  void theCapsuleFolderIsReadableAndNeverWritable() throws IOException {
+    Path home = Files.createDirectories(varTmp.resolve("capsule-home"));
+    Path capsule = Files.createDirectories(home.resolve("capsules/scripted"));
+    Files.writeString(capsule.resolve("murmur.yaml"), "name: scripted\n");
+    Files.writeString(capsule.resolve("greeting.txt"), "hello-from-the-folder\n");
+    Path script = Files.createDirectories(capsule.resolve("harness")).resolve("x.sh");
+    Files.writeString(
+        script,
+        String.join(
+            "\n",
+            "dir=$(dirname \"$0\")/..",
+            "read -r greeting < \"$dir/greeting.txt\" && echo \"read $greeting\"",
+            "if (echo x >> \"$dir/murmur.yaml\") 2>/dev/null; then echo 'manifest written';"
+                + " else echo 'manifest refused'; fi",
+            "if (echo x > \"$dir/new.txt\") 2>/dev/null; then echo 'folder written';"
+                + " else echo 'folder refused'; fi",
+            ""));
+    HarnessGrants grants =
+        new HarnessGrants(
+            List.of(),
+            List.of(new HarnessGrants.PathGrant(capsule, Access.READ_WRITE)),
+            false,
+            home,
+            List.of(),
+            Optional.of(capsule));
+    LaunchPlan plan =
+        new LaunchPlan(
+            List.of(script.toString()),
+            List.of(),
+            List.of(),
+            Optional.of(new byte[0]),
+            true,
+            Optional.empty());
+    AppliedLaunch launch =
+        LaunchPlanApplier.apply(
+            plan,
+            Path.of("/bin/sh"),
+            runDir,
+            runDir,
+            List.of("PATH"),
+            HarnessFixture.HOST_ENV,
+            grants);
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<HarnessProcess.Event> events = untilEnd(probe, harness);
+
+    assertTrue(of(events, HarnessProcess.ContainmentDecided.class).get(0).contained());
+    assertEquals(
+        List.of("read hello-from-the-folder", "manifest refused", "folder refused"),
+        lines(events),
+        events::toString);
+    assertEquals("name: scripted\n", Files.readString(capsule.resolve("murmur.yaml")));
+    assertFalse(Files.exists(capsule.resolve("new.txt")));
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
   /** The tool bridge listens on the host's loopback; the harness reaches it at the same URL. */
   @Test
   void theRunsLoopbackServiceStaysReachableAtItsOwnAddress() throws IOException {

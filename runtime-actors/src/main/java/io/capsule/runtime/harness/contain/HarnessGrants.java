@@ -3,10 +3,12 @@ package io.capsule.runtime.harness.contain;
 import io.capsule.config.manifest.Access;
 import io.capsule.config.manifest.Capabilities;
 import io.capsule.config.manifest.HarnessPath;
+import io.capsule.config.manifest.Manifest;
 import io.capsule.config.manifest.NetworkEntry;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The manifest's grants as the sandbox applies them: the hosts the egress proxy lets through, the
@@ -22,13 +24,17 @@ import java.util.Objects;
  *     through the proxy): the run's own tool bridge, whatever the allowlist, and every allowlist
  *     entry {@code 127.0.0.1:port} or {@code localhost:port} (added here, so a harness pointed at a
  *     local API by URL reaches it whether or not it honours the proxy variables)
+ * @param capsuleDir the folder the manifest was read from, bound read-only (a harness script beside
+ *     the manifest must be readable, and a harness must never rewrite its own manifest or scripts,
+ *     which would widen a later run's grants); empty for a manifest built in memory
  */
 public record HarnessGrants(
     List<NetworkEntry> network,
     List<PathGrant> paths,
     boolean readOnly,
     Path home,
-    List<Integer> loopbackPorts) {
+    List<Integer> loopbackPorts,
+    Optional<Path> capsuleDir) {
 
   /** Nothing granted: no host, no path, directories writable; the JVM user's home. */
   public static final HarnessGrants NONE =
@@ -62,6 +68,20 @@ public record HarnessGrants(
       }
     }
     loopbackPorts = List.copyOf(ports);
+    Objects.requireNonNull(capsuleDir, "capsuleDir");
+    if (capsuleDir.isPresent() && !capsuleDir.get().isAbsolute()) {
+      throw new IllegalArgumentException("the capsule folder must be absolute: " + capsuleDir);
+    }
+  }
+
+  /** Without a capsule folder. */
+  public HarnessGrants(
+      List<NetworkEntry> network,
+      List<PathGrant> paths,
+      boolean readOnly,
+      Path home,
+      List<Integer> loopbackPorts) {
+    this(network, paths, readOnly, home, loopbackPorts, Optional.empty());
   }
 
   /** Without loopback services. */
@@ -74,7 +94,7 @@ public record HarnessGrants(
   public HarnessGrants withLoopback(int port) {
     List<Integer> ports = new java.util.ArrayList<>(loopbackPorts);
     ports.add(port);
-    return new HarnessGrants(network, paths, readOnly, home, ports);
+    return new HarnessGrants(network, paths, readOnly, home, ports, capsuleDir);
   }
 
   /** What the egress proxy lets through: the allowlist and the run's loopback services. */
@@ -82,6 +102,18 @@ public record HarnessGrants(
     List<NetworkEntry> all = new java.util.ArrayList<>(network);
     loopbackPorts.forEach(p -> all.add(NetworkEntry.parse("127.0.0.1:" + p)));
     return all;
+  }
+
+  /**
+   * The grants of a manifest: its capabilities ({@link #of(Capabilities, Path)}) and, when it was
+   * read from a file, its capsule folder (read-only).
+   */
+  public static HarnessGrants of(Manifest manifest, Path home) {
+    HarnessGrants grants = of(manifest.capabilities(), home);
+    Optional<Path> dir =
+        manifest.manifestFile().map(f -> manifest.capsuleDir().toAbsolutePath().normalize());
+    return new HarnessGrants(
+        grants.network, grants.paths, grants.readOnly, grants.home, grants.loopbackPorts, dir);
   }
 
   /**

@@ -19,7 +19,8 @@ import java.util.Map;
  * {@code $HOME} empty tmpfs; then, shallowest first so a deeper bind is not hidden by a shallower
  * one, the harness's installation read-only (when under {@code $HOME} or {@code /tmp}), each
  * granted path with its access, the working and files directories (read-only with {@code
- * read_only}), and the proxy's socket.
+ * read_only}), the proxy's socket, and the capsule's folder read-only (when under {@code $HOME} or
+ * {@code /tmp}, or under a writable bind; elsewhere the read-only root shows it as it is).
  */
 public final class SandboxCommand {
 
@@ -132,8 +133,28 @@ public final class SandboxCommand {
     mounts.add(new Mount(dirs, in.workdir(), in.workdir()));
     mounts.add(new Mount(dirs, in.filesDir(), in.filesDir()));
     mounts.add(new Mount("--bind", in.proxySocket(), Path.of(SOCKET_INSIDE)));
+    // Bound where the sandbox would hide it, or where a writable bind would make it writable;
+    // last, so that at its own depth it covers a grant or working directory naming the same
+    // folder: the capsule folder itself is never writable (deeper grants keep their access).
+    List<Mount> writable =
+        mounts.stream()
+            .filter(m -> m.op().equals("--bind") || m.op().equals("--bind-try"))
+            .toList();
+    in.grants()
+        .capsuleDir()
+        .filter(
+            dir ->
+                hiddenBelow(dir, tmp)
+                    || (hideHome && hiddenBelow(dir, home))
+                    || writable.stream().anyMatch(m -> dir.startsWith(m.target())))
+        .ifPresent(dir -> mounts.add(new Mount("--ro-bind-try", dir, dir)));
     mounts.sort(Comparator.comparingInt(Mount::depth).thenComparingInt(Mount::order));
     return mounts;
+  }
+
+  /** {@code dir} is strictly below {@code hidden} (an empty tmpfs inside), so it needs a bind. */
+  private static boolean hiddenBelow(Path dir, Path hidden) {
+    return dir.startsWith(hidden) && !dir.equals(hidden);
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.capsule.config.manifest.Access;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SandboxCommandTest {
@@ -103,6 +104,73 @@ class SandboxCommandTest {
             Path.of("/tmp/c/real-harness/node_modules/.bin/gemini"),
             Path.of(
                 "/tmp/c/real-harness/node_modules/@google/gemini-cli/node_modules/x/dist/i.js")));
+  }
+
+  /** The grants with {@code capsule} as the capsule folder and {@code paths} granted. */
+  private static HarnessGrants withCapsule(
+      String capsule, List<HarnessGrants.PathGrant> paths, boolean readOnly) {
+    return new HarnessGrants(
+        List.of(), paths, readOnly, HOME, List.of(), Optional.ofNullable(capsule).map(Path::of));
+  }
+
+  /** The capsule folder's mount, or "none": {@code op target}. */
+  private static String capsuleMount(HarnessGrants grants, String target) {
+    List<String> all = mounts(grants, List.of());
+    String found = "none";
+    for (String m : all) {
+      if (m.endsWith(" " + target)) {
+        found = m; // the last one at that target is the one the sandbox shows
+      }
+    }
+    return found;
+  }
+
+  @Test
+  void theCapsuleFolderIsBoundReadOnlyWhereTheSandboxWouldHideIt() {
+    record Case(String capsule, String expected) {}
+    for (Case c :
+        List.of(
+            new Case("/home/u/capsules/a", "--ro-bind-try /home/u/capsules/a"),
+            new Case("/tmp/checkout/examples/hello", "--ro-bind-try /tmp/checkout/examples/hello"),
+            // Visible through the read-only root already.
+            new Case("/srv/capsules/a", "none"),
+            // Never the hidden folder itself: that would show the whole home.
+            new Case("/home/u", "--tmpfs /home/u"),
+            new Case("/tmp", "--tmpfs /tmp"))) {
+      assertEquals(
+          c.expected(),
+          capsuleMount(withCapsule(c.capsule(), List.of(), false), c.capsule()),
+          c.capsule());
+    }
+    assertEquals(
+        List.of(),
+        mounts(withCapsule(null, List.of(), false), List.of()).stream()
+            .filter(m -> m.contains("capsules"))
+            .toList());
+  }
+
+  @Test
+  void theCapsuleFolderStaysReadOnlyWhenAGrantOrTheWorkdirNamesIt() {
+    String dir = "/home/u/project";
+    HarnessGrants granted =
+        withCapsule(
+            dir, List.of(new HarnessGrants.PathGrant(Path.of(dir), Access.READ_WRITE)), false);
+    // The working directory of these inputs is /home/u/project too.
+    assertEquals("--ro-bind-try " + dir, capsuleMount(granted, dir));
+    // A deeper grant keeps its own access.
+    HarnessGrants deeper =
+        withCapsule(
+            dir,
+            List.of(new HarnessGrants.PathGrant(Path.of(dir, "out"), Access.READ_WRITE)),
+            false);
+    assertEquals("--bind-try " + dir + "/out", capsuleMount(deeper, dir + "/out"));
+    // Outside the hidden folders too: under a writable grant it is bound read-only again.
+    HarnessGrants underWritable =
+        withCapsule(
+            "/srv/capsules/a",
+            List.of(new HarnessGrants.PathGrant(Path.of("/srv"), Access.READ_WRITE)),
+            false);
+    assertEquals("--ro-bind-try /srv/capsules/a", capsuleMount(underWritable, "/srv/capsules/a"));
   }
 
   @Test
