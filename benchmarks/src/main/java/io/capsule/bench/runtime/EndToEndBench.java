@@ -1,22 +1,10 @@
 package io.capsule.bench.runtime;
 
 import io.capsule.runtime.CapsuleRef;
-import io.capsule.runtime.RunRequest;
-import io.capsule.runtime.javadsl.RunEvent;
-import io.capsule.runtime.javadsl.RunHandle;
-import io.capsule.runtime.javadsl.RunOutcome;
-import io.capsule.runtime.javadsl.RunStatus;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.javadsl.Keep;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -77,48 +65,12 @@ public class EndToEndBench {
   /** The baseline: the child's stdout read line by line, as the runtime's reader must. */
   @Benchmark
   public long catIntoJavaLineCounter() throws IOException, InterruptedException {
-    Process cat =
-        new ProcessBuilder("cat", file.toString())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    long count = 0;
-    try (BufferedReader r =
-        new BufferedReader(new InputStreamReader(cat.getInputStream(), StandardCharsets.UTF_8))) {
-      while (r.readLine() != null) {
-        count++;
-      }
-    }
-    int exit = cat.waitFor();
-    if (exit != 0 || count != lines) {
-      throw new IllegalStateException("cat exited " + exit + " after " + count + " lines");
-    }
-    return count;
+    return BenchRuntime.catLines(file, lines);
   }
 
   /** The runtime: spawn, frame, batch, parse in the Java driver, ledger, relay, stream. */
   @Benchmark
   public long runWithJavaDriver() {
-    Pair<RunHandle, CompletionStage<Long>> run =
-        rt.runtime
-            .source(RunRequest.of("e2e-" + ++runs, capsule, file.toString()))
-            .toMat(
-                Sink.fold(0L, (n, e) -> e instanceof RunEvent.TextCompleted ? n + 1 : n),
-                Keep.both())
-            .run(rt.system);
-    RunOutcome outcome = run.first().outcome().toCompletableFuture().join();
-    long count = run.second().toCompletableFuture().join();
-    if (outcome.status() != RunStatus.DONE || count != lines) {
-      throw new IllegalStateException(
-          "run ended "
-              + outcome.status()
-              + " ("
-              + outcome.message()
-              + ") after "
-              + count
-              + " of "
-              + lines
-              + " lines");
-    }
-    return count;
+    return rt.runCountingTexts("e2e-" + ++runs, capsule, file, lines);
   }
 }

@@ -5,23 +5,12 @@ import io.capsule.driver.api.ProcessDriver;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
 import io.capsule.runtime.CapsuleRef;
-import io.capsule.runtime.RunRequest;
-import io.capsule.runtime.javadsl.RunEvent;
-import io.capsule.runtime.javadsl.RunHandle;
-import io.capsule.runtime.javadsl.RunOutcome;
-import io.capsule.runtime.javadsl.RunStatus;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.javadsl.Keep;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -110,48 +99,12 @@ public class EndToEndComponentBench {
   /** The baseline: the child's stdout read line by line, as the runtime's reader must. */
   @Benchmark
   public long catIntoJavaLineCounter() throws IOException, InterruptedException {
-    Process cat =
-        new ProcessBuilder("cat", file.toString())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    long count = 0;
-    try (BufferedReader r =
-        new BufferedReader(new InputStreamReader(cat.getInputStream(), StandardCharsets.UTF_8))) {
-      while (r.readLine() != null) {
-        count++;
-      }
-    }
-    int exit = cat.waitFor();
-    if (exit != 0 || count != lines) {
-      throw new IllegalStateException("cat exited " + exit + " after " + count + " lines");
-    }
-    return count;
+    return BenchRuntime.catLines(file, lines);
   }
 
   /** The runtime with the real component: spawn, frame, batch, sandboxed parse, relay, stream. */
   @Benchmark
   public long runWithClaudeComponent() {
-    Pair<RunHandle, CompletionStage<Long>> run =
-        rt.runtime
-            .source(RunRequest.of("e2e-component-" + ++runs, capsule, file.toString()))
-            .toMat(
-                Sink.fold(0L, (n, e) -> e instanceof RunEvent.TextCompleted ? n + 1 : n),
-                Keep.both())
-            .run(rt.system);
-    RunOutcome outcome = run.first().outcome().toCompletableFuture().join();
-    long count = run.second().toCompletableFuture().join();
-    if (outcome.status() != RunStatus.DONE || count != expectedTexts) {
-      throw new IllegalStateException(
-          "run ended "
-              + outcome.status()
-              + " ("
-              + outcome.message()
-              + ") with "
-              + count
-              + " of "
-              + expectedTexts
-              + " texts");
-    }
-    return count;
+    return rt.runCountingTexts("e2e-component-" + ++runs, capsule, file, expectedTexts);
   }
 }
