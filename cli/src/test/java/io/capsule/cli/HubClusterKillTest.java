@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,7 +62,18 @@ class HubClusterKillTest {
   private static final int WORDS = 40;
 
   /** Small heaps and C1 only: five JVMs share two cores with the build; none of them needs more. */
-  private static final List<String> JVM = List.of("-Xmx192m", "-XX:TieredStopAtLevel=1");
+  private static final List<String> JVM =
+      List.of("-Xmx192m", "-XX:TieredStopAtLevel=1", "-Dcapsule.log.root=INFO");
+
+  /**
+   * What the failover timeline picks from the hub nodes' logs (Pekko's at INFO): the cluster's
+   * decision and removal, the sharding coordinator's move, the brain's start and restore, the
+   * gateways' closes and the first hellos.
+   */
+  private static final java.util.regex.Pattern MILESTONE =
+      java.util.regex.Pattern.compile(
+          "SBR took decision|Leader is removing|[Ss]ingleton|[Cc]oordinator|brain|hello on"
+              + "|Starting shard|no hub|reconnect|onnected|cannot restore|Shard .* allocated");
 
   /**
    * The runners' JVMs run their harnesses uncontained: the streaming harness waits for a gate file
@@ -246,6 +258,7 @@ class HubClusterKillTest {
     }
 
     long kill = System.nanoTime();
+    java.time.LocalTime killedAt = java.time.LocalTime.now();
     victim.kill();
     Files.writeString(gate, "open\n");
     List<Long> back = new ArrayList<>();
@@ -269,11 +282,21 @@ class HubClusterKillTest {
     System.out.printf(
         "after kill -9 of the node of both runners: runners connected again after %s ms%n", back);
     long slowest = 0;
+    List<Long> perTask = new ArrayList<>();
     for (TaskReader r : readers.values()) {
-      slowest = Math.max(slowest, r.firstEventAfter(kill, Duration.ofSeconds(120)));
+      perTask.add(r.firstEventAfter(kill, Duration.ofSeconds(120)));
+      slowest = Math.max(slowest, perTask.get(perTask.size() - 1));
     }
+    System.out.printf("first event after the kill, per task: %s ms%n", perTask);
     System.out.printf(
         "every task applied frames again %d ms after the kill (goal: 10000)%n", slowest);
+    for (HubProcess hub : survivors) {
+      printTimeline(hub.name, hub.log, killedAt);
+    }
+    for (RunnerProcess r : runners) {
+      printTimeline(r.name, r.log, killedAt);
+    }
+    keepLogs();
 
     for (Map.Entry<String, TaskReader> e : readers.entrySet()) {
       List<HubApiClient.Sse> events = e.getValue().awaitReport(Duration.ofSeconds(180));
@@ -370,6 +393,45 @@ class HubClusterKillTest {
       }
     }
     return ports;
+  }
+
+  /**
+   * Copies the hub and runner logs to {@code target/hub-cluster-kill-logs} (the temp dir is deleted
+   * after the test): the whole story of the last run, for what the timeline leaves out.
+   */
+  private void keepLogs() throws java.io.IOException {
+    Path keep = Files.createDirectories(Path.of("target", "hub-cluster-kill-logs"));
+    for (HubProcess hub : hubs) {
+      Files.copy(hub.log, keep.resolve(hub.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+    }
+    for (RunnerProcess r : runners) {
+      Files.copy(r.log, keep.resolve(r.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /**
+   * Prints the lines of a node's log (stamped {@code HH:mm:ss.SSS} by logback) from the kill on
+   * that match {@link #MILESTONE}, each with its time after the kill: where the failover's time
+   * goes. At most 60 lines per node, so a chatty log cannot flood the test's output.
+   */
+  private static void printTimeline(String who, Path log, java.time.LocalTime killedAt)
+      throws java.io.IOException {
+    int printed = 0;
+    for (String line : Files.readAllLines(log)) {
+      if (line.length() < 13 || !line.matches("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*")) {
+        continue;
+      }
+      long ms =
+          Duration.between(killedAt, java.time.LocalTime.parse(line.substring(0, 12))).toMillis();
+      if (ms < -500 || !MILESTONE.matcher(line).find()) {
+        continue;
+      }
+      System.out.printf(
+          "timeline %s +%d ms: %s%n", who, ms, line.substring(13, Math.min(line.length(), 230)));
+      if (++printed == 60) {
+        return;
+      }
+    }
   }
 
   /** Waits for a line of a process's stdout; a failure quotes the stdout and its log's end. */
