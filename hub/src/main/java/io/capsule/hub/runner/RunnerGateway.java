@@ -71,6 +71,18 @@ final class RunnerGateway {
 
   private record NoWelcome() implements Command {}
 
+  /** Time to announce the connection again: the brain has not answered yet. */
+  private record Reannounce() implements Command {}
+
+  /**
+   * How often a gateway announces its connection again until the brain answers. While the brain's
+   * node is dead but not yet removed, sharding still sends to it and the announcement is lost;
+   * without a second one the socket would wait the whole welcome timeout (20 s) and then make the
+   * runner dial again. Once a second costs one small message per waiting socket, and the brain
+   * (HubCore) welcomes a connection it already knows again instead of opening it twice.
+   */
+  static final Duration REANNOUNCE_EVERY = Duration.ofSeconds(1);
+
   /** Where a gateway announces its connection: the brain's actor here, or its sharded entity. */
   @FunctionalInterface
   interface Brain {
@@ -110,16 +122,28 @@ final class RunnerGateway {
                         // are plenty, and a full stash is a bug, not a load.
                         8,
                         stash -> {
-                          brain.open(new RunnerOpened(connId, key, tokenProject, ctx.getSelf()));
+                          RunnerOpened opened =
+                              new RunnerOpened(connId, key, tokenProject, ctx.getSelf());
+                          brain.open(opened);
                           timers.startSingleTimer(new NoWelcome(), welcomeTimeout);
+                          timers.startTimerWithFixedDelay(new Reannounce(), REANNOUNCE_EVERY);
                           return new RunnerGateway(ctx, connId, out, control)
-                              .waiting(stash, timers, welcomeTimeout);
+                              .waiting(stash, timers, welcomeTimeout, () -> brain.open(opened));
                         })));
   }
 
   private Behavior<Command> waiting(
-      StashBuffer<Command> stash, TimerScheduler<Command> timers, Duration welcomeTimeout) {
+      StashBuffer<Command> stash,
+      TimerScheduler<Command> timers,
+      Duration welcomeTimeout,
+      Runnable announce) {
     return Behaviors.receive(Command.class)
+        .onMessage(
+            Reannounce.class,
+            r -> {
+              announce.run();
+              return Behaviors.same();
+            })
         .onMessage(
             Welcome.class,
             w -> {
@@ -130,6 +154,7 @@ final class RunnerGateway {
         .onMessage(
             NoWelcome.class,
             n -> {
+              timers.cancelAll();
               ctx.getLog().warn("{}: no hub brain answered within {}", connId, welcomeTimeout);
               control.complete(
                   new ServerSocket.Close(
@@ -187,6 +212,7 @@ final class RunnerGateway {
             })
         .onMessage(Welcome.class, w -> Behaviors.same())
         .onMessage(NoWelcome.class, n -> Behaviors.same())
+        .onMessage(Reannounce.class, r -> Behaviors.same())
         .build();
   }
 
