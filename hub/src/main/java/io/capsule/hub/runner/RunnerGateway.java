@@ -25,12 +25,13 @@ import org.apache.pekko.http.javadsl.model.ws.TextMessage;
  * serializable messages (frames as JSON text, actor refs, records), so the brain can be anywhere.
  *
  * <p>Lifecycle: it announces the connection to the brain ({@link Brain#open}), holds the runner's
- * first frame until the brain answers {@link Welcome} (bounded by {@code welcomeTimeout}: no answer
- * closes the socket with 4013 and {@code E-HUB-007}, and the runner dials again), then forwards
- * frames and carries the brain's frames and closes to the socket. It watches the brain: when the
- * brain stops (its node died, or sharding moved it) the socket closes with 4012 and {@code
- * E-HUB-007}, and the runner resumes against the brain's next incarnation, which restored its
- * sequencing from the journal.
+ * first frame until the brain answers {@link Welcome} (announcing again every {@link
+ * #REANNOUNCE_EVERY}, as an announcement can be lost while the brain moves; bounded by {@code
+ * welcomeTimeout}: no answer closes the socket with 4013 and {@code E-HUB-007}, and the runner
+ * dials again), then forwards frames and carries the brain's frames and closes to the socket. It
+ * watches the brain: when the brain stops (its node died, or sharding moved it) the socket closes
+ * with 4012 and {@code E-HUB-007}, and the runner resumes against the brain's next incarnation,
+ * which restored its sequencing from the journal.
  */
 final class RunnerGateway {
   private static final FrameCodec CODEC = FrameCodec.shared();
