@@ -169,6 +169,12 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onRunnerOpened(RunnerOpened o) {
+    if (conns.containsKey(o.id())) {
+      // The gateway announced again before our welcome reached it (RunnerGateway
+      // .REANNOUNCE_EVERY): welcome it again, but keep the connection's state (its hello).
+      o.gateway().tell(new RunnerGateway.Welcome(getContext().getSelf()));
+      return this;
+    }
     conns.put(o.id(), new Conn(o));
     getContext().watchWith(o.gateway(), new GatewayGone(o.id()));
     o.gateway().tell(new RunnerGateway.Welcome(getContext().getSelf()));

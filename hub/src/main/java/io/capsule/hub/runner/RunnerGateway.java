@@ -25,12 +25,13 @@ import org.apache.pekko.http.javadsl.model.ws.TextMessage;
  * serializable messages (frames as JSON text, actor refs, records), so the brain can be anywhere.
  *
  * <p>Lifecycle: it announces the connection to the brain ({@link Brain#open}), holds the runner's
- * first frame until the brain answers {@link Welcome} (bounded by {@code welcomeTimeout}: no answer
- * closes the socket with 4013 and {@code E-HUB-007}, and the runner dials again), then forwards
- * frames and carries the brain's frames and closes to the socket. It watches the brain: when the
- * brain stops (its node died, or sharding moved it) the socket closes with 4012 and {@code
- * E-HUB-007}, and the runner resumes against the brain's next incarnation, which restored its
- * sequencing from the journal.
+ * first frame until the brain answers {@link Welcome} (announcing again every {@link
+ * #REANNOUNCE_EVERY}, as an announcement can be lost while the brain moves; bounded by {@code
+ * welcomeTimeout}: no answer closes the socket with 4013 and {@code E-HUB-007}, and the runner
+ * dials again), then forwards frames and carries the brain's frames and closes to the socket. It
+ * watches the brain: when the brain stops (its node died, or sharding moved it) the socket closes
+ * with 4012 and {@code E-HUB-007}, and the runner resumes against the brain's next incarnation,
+ * which restored its sequencing from the journal.
  */
 final class RunnerGateway {
   private static final FrameCodec CODEC = FrameCodec.shared();
@@ -71,6 +72,18 @@ final class RunnerGateway {
 
   private record NoWelcome() implements Command {}
 
+  /** Time to announce the connection again: the brain has not answered yet. */
+  private record Reannounce() implements Command {}
+
+  /**
+   * How often a gateway announces its connection again until the brain answers. While the brain's
+   * node is dead but not yet removed, sharding still sends to it and the announcement is lost;
+   * without a second one the socket would wait the whole welcome timeout (20 s) and then make the
+   * runner dial again. Once a second costs one small message per waiting socket, and the brain
+   * (HubCore) welcomes a connection it already knows again instead of opening it twice.
+   */
+  static final Duration REANNOUNCE_EVERY = Duration.ofSeconds(1);
+
   /** Where a gateway announces its connection: the brain's actor here, or its sharded entity. */
   @FunctionalInterface
   interface Brain {
@@ -110,16 +123,28 @@ final class RunnerGateway {
                         // are plenty, and a full stash is a bug, not a load.
                         8,
                         stash -> {
-                          brain.open(new RunnerOpened(connId, key, tokenProject, ctx.getSelf()));
+                          RunnerOpened opened =
+                              new RunnerOpened(connId, key, tokenProject, ctx.getSelf());
+                          brain.open(opened);
                           timers.startSingleTimer(new NoWelcome(), welcomeTimeout);
+                          timers.startTimerWithFixedDelay(new Reannounce(), REANNOUNCE_EVERY);
                           return new RunnerGateway(ctx, connId, out, control)
-                              .waiting(stash, timers, welcomeTimeout);
+                              .waiting(stash, timers, welcomeTimeout, () -> brain.open(opened));
                         })));
   }
 
   private Behavior<Command> waiting(
-      StashBuffer<Command> stash, TimerScheduler<Command> timers, Duration welcomeTimeout) {
+      StashBuffer<Command> stash,
+      TimerScheduler<Command> timers,
+      Duration welcomeTimeout,
+      Runnable announce) {
     return Behaviors.receive(Command.class)
+        .onMessage(
+            Reannounce.class,
+            r -> {
+              announce.run();
+              return Behaviors.same();
+            })
         .onMessage(
             Welcome.class,
             w -> {
@@ -130,6 +155,7 @@ final class RunnerGateway {
         .onMessage(
             NoWelcome.class,
             n -> {
+              timers.cancelAll();
               ctx.getLog().warn("{}: no hub brain answered within {}", connId, welcomeTimeout);
               control.complete(
                   new ServerSocket.Close(
@@ -187,6 +213,7 @@ final class RunnerGateway {
             })
         .onMessage(Welcome.class, w -> Behaviors.same())
         .onMessage(NoWelcome.class, n -> Behaviors.same())
+        .onMessage(Reannounce.class, r -> Behaviors.same())
         .build();
   }
 
