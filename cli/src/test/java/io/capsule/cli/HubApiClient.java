@@ -35,6 +35,38 @@ final class HubApiClient {
   }
 
   /**
+   * Parses an SSE body line by line, handing each event (keep-alives skipped) to {@code each} until
+   * it answers false or the body ends.
+   *
+   * @throws UncheckedIOException when the stream breaks (the hub went away)
+   */
+  static void readEvents(Stream<String> body, java.util.function.Predicate<Sse> each)
+      throws IOException {
+    String event = null;
+    String data = null;
+    long id = -1;
+    Iterator<String> lines = body.iterator();
+    while (lines.hasNext()) {
+      String line = lines.next();
+      if (line.startsWith("data:")) {
+        data = line.substring(5);
+      } else if (line.startsWith("event:")) {
+        event = line.substring(6);
+      } else if (line.startsWith("id:")) {
+        id = Long.parseLong(line.substring(3));
+      } else if (line.isEmpty() && event == null) {
+        data = null; // a keep-alive heartbeat, not an event
+      } else if (line.isEmpty() && data != null) {
+        if (!each.test(new Sse(id, event, JSON.readTree(data)))) {
+          return;
+        }
+        data = null;
+        event = null;
+      }
+    }
+  }
+
+  /**
    * Reads the task's events after {@code after} until the report, until {@code stop} accepts an id,
    * or until the stream ends (the hub went away): whichever comes first.
    */
@@ -47,30 +79,8 @@ final class HubApiClient {
     HttpResponse<Stream<String>> resp = http.send(req, HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, resp.statusCode());
     List<Sse> out = new ArrayList<>();
-    String event = null;
-    String data = null;
-    long id = -1;
     try (Stream<String> body = resp.body()) {
-      Iterator<String> lines = body.iterator();
-      while (lines.hasNext()) {
-        String line = lines.next();
-        if (line.startsWith("data:")) {
-          data = line.substring(5);
-        } else if (line.startsWith("event:")) {
-          event = line.substring(6);
-        } else if (line.startsWith("id:")) {
-          id = Long.parseLong(line.substring(3));
-        } else if (line.isEmpty() && event == null) {
-          data = null; // a keep-alive heartbeat, not an event
-        } else if (line.isEmpty() && data != null) {
-          out.add(new Sse(id, event, JSON.readTree(data)));
-          if ("report".equals(event) || stop.test(id)) {
-            break;
-          }
-          data = null;
-          event = null;
-        }
-      }
+      readEvents(body, e -> out.add(e) && !"report".equals(e.event()) && !stop.test(e.id()));
     } catch (UncheckedIOException e) {
       // the hub went away mid-stream: what arrived is the answer
     }

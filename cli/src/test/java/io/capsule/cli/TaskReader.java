@@ -8,7 +8,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -80,35 +79,17 @@ final class TaskReader {
       note("HTTP " + resp.statusCode());
       return;
     }
-    String event = null;
-    String data = null;
-    long id = -1;
     try (Stream<String> body = resp.body()) {
-      Iterator<String> lines = body.iterator();
-      while (lines.hasNext()) {
-        String line = lines.next();
-        if (line.startsWith("data:")) {
-          data = line.substring(5);
-        } else if (line.startsWith("event:")) {
-          event = line.substring(6);
-        } else if (line.startsWith("id:")) {
-          id = Long.parseLong(line.substring(3));
-        } else if (line.isEmpty() && event == null) {
-          data = null; // a keep-alive heartbeat, not an event
-        } else if (line.isEmpty() && data != null) {
-          HubApiClient.Sse sse = new HubApiClient.Sse(id, event, JSON.readTree(data));
-          synchronized (arrivals) {
-            arrivals.add(new Arrival(sse, System.nanoTime()));
-            arrivals.notifyAll();
-          }
-          if ("report".equals(event)) {
-            done = true;
-            return;
-          }
-          data = null;
-          event = null;
-        }
-      }
+      HubApiClient.readEvents(
+          body,
+          sse -> {
+            synchronized (arrivals) {
+              arrivals.add(new Arrival(sse, System.nanoTime()));
+              arrivals.notifyAll();
+            }
+            done = "report".equals(sse.event());
+            return !done;
+          });
     } catch (UncheckedIOException e) {
       note("stream ended: " + e.getCause());
     }
