@@ -686,7 +686,8 @@ public final class CapsuleRun {
         timers.startSingleTimer(Tick.TERMINAL_GRACE, limits.terminalGrace());
       } else if (d instanceof RunGate.Kill k) {
         harness.tell(new HarnessProcess.Kill(k.cause()));
-        if (!timers.isTimerActive(Tick.KILL_BOUND)) {
+        if (exit == null && !timers.isTimerActive(Tick.KILL_BOUND)) {
+          // Bounded until the exit; a kill after it (stdout still open) has the drain bound.
           timers.startSingleTimer(Tick.KILL_BOUND, KILL_BOUND);
         }
       } else if (d == RunGate.AwaitDrain.INSTANCE) {
