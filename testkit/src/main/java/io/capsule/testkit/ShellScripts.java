@@ -2,6 +2,7 @@ package io.capsule.testkit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 
 /** Renders a {@link HarnessScript} as a {@code /bin/sh} script (see there). */
@@ -26,13 +27,14 @@ final class ShellScripts {
         // obey: the default disposition
       }
     }
+    boolean trapped = sigint.mode().equals("exit");
     for (HarnessScript.Step step : script.steps()) {
-      sh.append(step(step)).append('\n');
+      sh.append(step(step, trapped)).append('\n');
     }
     return sh.append("exit ").append(script.exitCode()).append('\n').toString();
   }
 
-  private static String step(HarnessScript.Step step) {
+  private static String step(HarnessScript.Step step, boolean trapped) {
     if (step instanceof HarnessScript.Out o) {
       return "printf '%s\\n' " + quote(o.text());
     } else if (step instanceof HarnessScript.Bytes b) {
@@ -44,11 +46,7 @@ final class ShellScripts {
     } else if (step instanceof HarnessScript.Err e) {
       return "printf '%s\\n' " + quote(e.text()) + " >&2";
     } else if (step instanceof HarnessScript.Sleep s) {
-      // A foreground sleep, so SIGINT reaches it too and the trap runs at once.
-      return tool("sleep")
-          + " "
-          + String.format(
-              Locale.ROOT, "%d.%03d", s.duration().toSeconds(), s.duration().toMillisPart());
+      return trapped ? trappedSleep(s.duration()) : sleep(s.duration());
     } else if (step instanceof HarnessScript.Flood f) {
       if (Files.isExecutable(Path.of("/usr/bin/yes"))
           && Files.isExecutable(Path.of("/usr/bin/head"))) {
@@ -67,6 +65,34 @@ final class ShellScripts {
       return "exec 1>&-";
     }
   }
+
+  /** A foreground sleep, so a SIGINT to the process group reaches it too. */
+  private static String sleep(Duration d) {
+    return tool("sleep")
+        + " "
+        + String.format(Locale.ROOT, "%d.%03d", d.toSeconds(), d.toMillisPart());
+  }
+
+  /**
+   * A sleep in steps of {@value #TRAP_STEP_MS} ms, for a script with a SIGINT trap. The shell runs
+   * a trap only after the foreground command ends, and a SIGINT that reaches the shell just before
+   * it forks a sleep does not reach that sleep: one long sleep would delay the trap by all of it
+   * (seen at load 26, a 60 s linger outlasting the test's 30 s wait). In steps the trap runs within
+   * one.
+   */
+  private static String trappedSleep(Duration d) {
+    long steps = d.toMillis() / TRAP_STEP_MS;
+    Duration rest = d.minusMillis(steps * TRAP_STEP_MS);
+    String loop =
+        "i=0; while [ $i -lt "
+            + steps
+            + " ]; do "
+            + sleep(Duration.ofMillis(TRAP_STEP_MS))
+            + "; i=$((i+1)); done";
+    return rest.isZero() ? loop : loop + "; " + sleep(rest);
+  }
+
+  private static final long TRAP_STEP_MS = 100;
 
   /** A single-quoted shell word. NUL cannot be passed through a shell script. */
   static String quote(String text) {

@@ -8,13 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.capsule.driver.api.InterruptMethod;
 import io.capsule.runtime.harness.HarnessProcess;
 import io.capsule.runtime.harness.ProcessGroup;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
@@ -148,5 +151,32 @@ class HarnessScriptTest {
     HarnessScript script = HarnessScript.builder().out("a\0b").build();
     assertThrows(
         IllegalArgumentException.class, () -> script.writeShellScript(dir.resolve("nul.sh")));
+  }
+
+  @Test
+  void aShellHarnessWithATrapAnswersASigintTheSleepItWasInNeverGot() throws Exception {
+    // The race seen at load 26: SIGINT reaches the shell just before it forks its sleep, so the
+    // sleep never gets it. Sent here to the shell alone, which is the same for the shell: its trap
+    // must still run within a sleep step, not after the whole 60 s linger.
+    Path harness =
+        HarnessScript.builder()
+            .onSigint(HarnessScript.Sigint.exitWith(7, "bye"))
+            .out("ready")
+            .linger(Duration.ofSeconds(60))
+            .build()
+            .writeShellScript(dir.resolve("trapped.sh"));
+    Process sh = new ProcessBuilder("/bin/sh", harness.toString()).start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(sh.getInputStream(), StandardCharsets.UTF_8))) {
+      assertEquals("ready", out.readLine());
+      Process kill = new ProcessBuilder("/bin/kill", "-INT", Long.toString(sh.pid())).start();
+      assertEquals(0, kill.waitFor());
+      assertTrue(sh.waitFor(20, TimeUnit.SECONDS), "the trap did not run within 20 s");
+      assertEquals(7, sh.exitValue());
+      assertEquals("bye", out.readLine());
+    } finally {
+      sh.descendants().forEach(ProcessHandle::destroyForcibly);
+      sh.destroyForcibly();
+    }
   }
 }
