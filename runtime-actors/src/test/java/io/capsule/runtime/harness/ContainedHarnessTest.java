@@ -10,6 +10,7 @@ import static io.capsule.runtime.harness.ContainedFixture.untilEnd;
 import static io.capsule.runtime.harness.HarnessFixture.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -158,6 +159,25 @@ class ContainedHarnessTest {
     assertFalse(Files.exists(launch.filesDir().resolve("written")));
     // The setsid and double-forked sleepers died with the sandbox's PID namespace.
     assertNoSleepers(probe, marker);
+    HarnessFixture.assertClosedAndGone(launch);
+  }
+
+  @Test
+  void theHarnessRunsInItsOwnNetworkPidIpcAndUtsNamespaces() throws IOException {
+    AppliedLaunch launch = launch(runDir, HarnessGrants.NONE, "namespaces.sh");
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
+    harness.tell(new HarnessProcess.CloseStdin());
+    List<String> inside = lines(untilEnd(probe, harness));
+    List<String> kinds = List.of("net", "pid", "ipc", "uts");
+    assertEquals(kinds.size(), inside.size(), inside::toString);
+    for (int i = 0; i < kinds.size(); i++) {
+      String host = Files.readSymbolicLink(Path.of("/proc/self/ns", kinds.get(i))).toString();
+      assertTrue(inside.get(i).startsWith(kinds.get(i) + ":["), inside.get(i));
+      assertNotEquals(host, inside.get(i), "the harness shares the runtime's " + kinds.get(i));
+    }
     HarnessFixture.assertClosedAndGone(launch);
   }
 
