@@ -67,7 +67,7 @@ final class ComponentFacts {
       try {
         facts.section(id, s, bytes, start, in.position());
       } catch (Malformed e) {
-        throw GraphReader.inSection(id, start, e);
+        throw Sections.malformedIn(id, start, e);
       }
     }
     return facts;

@@ -5,6 +5,7 @@ import io.capsule.driver.engine.ByteReader;
 import io.capsule.driver.engine.ByteReader.Malformed;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,30 +61,9 @@ final class GraphReader {
       try {
         section(id, s, bytes, start, in.position());
       } catch (Malformed e) {
-        throw inSection(id, start, e);
+        throw Sections.malformedIn(id, start, e);
       }
     }
-  }
-
-  private static final List<String> SECTIONS =
-      List.of(
-          "custom",
-          "core module",
-          "core instance",
-          "core type",
-          "component",
-          "instance",
-          "alias",
-          "type",
-          "canon",
-          "start",
-          "import",
-          "export");
-
-  /** {@code e} with the section it was found in, as every reader of the component reports it. */
-  static Malformed inSection(int id, int offset, Malformed e) {
-    String name = id >= 0 && id < SECTIONS.size() ? SECTIONS.get(id) : "unknown (id " + id + ")";
-    return new Malformed("its " + name + " section at offset " + offset + ": " + e.getMessage());
   }
 
   private void section(int id, ByteReader s, byte[] bytes, int start, int end) throws Malformed {
@@ -100,34 +80,15 @@ final class GraphReader {
         // a nested component (wit-component's type-ascribing shim for the export); one holding
         // code of its own is refused by ComponentFacts before this reader runs
       }
-      case 5 -> {
-        int n = count(s);
-        for (int i = 0; i < n; i++) {
-          instances.add(null);
-        }
-      }
+      case 5 -> instances.addAll(Collections.nCopies(Sections.count(s), null));
       case 6 -> aliases(s);
-      case 7 -> {
-        int n = count(s);
-        for (int i = 0; i < n; i++) {
-          types.add(null);
-        }
-      }
+      case 7 -> types.addAll(Collections.nCopies(Sections.count(s), null));
       case 8 -> canons(s);
       case 9 -> throw unsupported("start", "a component start function");
       case 10 -> imports(s);
       case 11 -> exports(s);
       default -> throw new Malformed("unknown component section id " + id);
     }
-  }
-
-  /** A vector's length: each element takes at least a byte, so more than the rest is malformed. */
-  private static int count(ByteReader s) throws Malformed {
-    int n = s.u32();
-    if (n < 0 || n > s.remaining()) {
-      throw new Malformed("a vector of " + Integer.toUnsignedString(n) + " does not fit");
-    }
-    return n;
   }
 
   private void coreInstances(ByteReader s) throws Malformed {

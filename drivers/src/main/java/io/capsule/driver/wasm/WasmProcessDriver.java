@@ -120,8 +120,37 @@ public final class WasmProcessDriver implements ProcessDriver {
     try {
       return GuestCall.invoke(instance, ContractTypes.coreExport(function), function, List.of(args))
           .orElseThrow();
+    } catch (DriverTrap e) {
+      List<String> output = instance.drainOutput();
+      pendingNotes.addAll(output);
+      throw withLastStderrLine(e, output);
     } finally {
       pendingNotes.addAll(instance.drainOutput());
     }
+  }
+
+  /**
+   * A trap after the call wrote to stderr — a Rust driver's panic message, say — names the last
+   * line it wrote (cut to 200 characters): the run fails, so its notes would never be shown.
+   */
+  private static DriverTrap withLastStderrLine(DriverTrap e, List<String> output) {
+    String prefix = "driver stderr: ";
+    String last = null;
+    for (String note : output) {
+      if (note.startsWith(prefix) && !note.contains(" more bytes dropped (the runtime keeps ")) {
+        last = note.substring(prefix.length());
+      }
+    }
+    if (last == null) {
+      return e;
+    }
+    if (last.length() > 200) {
+      last = last.substring(0, 200) + "…";
+    }
+    Diagnostic d = e.diagnostic();
+    return new DriverTrap(
+        new Diagnostic(
+            d.code(), d.message() + "; its last line on stderr: " + last, d.hint(), d.details()),
+        e);
   }
 }

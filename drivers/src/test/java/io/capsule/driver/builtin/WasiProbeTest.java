@@ -2,8 +2,10 @@ package io.capsule.driver.builtin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.capsule.config.diag.Code;
 import io.capsule.driver.api.Event;
 import io.capsule.driver.api.LaunchRequest;
 import io.capsule.driver.api.LaunchResult;
@@ -13,6 +15,7 @@ import io.capsule.driver.engine.Engines;
 import io.capsule.driver.engine.Fixtures;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
+import io.capsule.driver.wasm.DriverException;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -25,8 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * checks what an empty grant gives — empty environment and arguments, no cwd, no preopens, stdin at
  * EOF, no terminal, a monotonic clock that does not go back, a zero timer ready at once, a wall
  * clock after 2020, 16 random bytes, a line written to stdout — dropping every handle it takes, and
- * answers {@code err(<the check>)} at the first that does not hold. Twice per instance, so a handle
- * left behind or a table in a bad state would show.
+ * answers {@code err(<the check>)} at the first that does not hold; it also writes a line to
+ * stderr. Twice per instance, so a handle left behind or a table in a bad state would show.
  */
 class WasiProbeTest {
 
@@ -45,7 +48,7 @@ class WasiProbeTest {
           lowered.add(l.iface().substring(0, l.iface().indexOf('@')));
         }
       }
-      assertEquals(10, lowered.size(), "interfaces lowered directly: " + lowered);
+      assertEquals(11, lowered.size(), "interfaces lowered directly: " + lowered);
       LaunchRequest request = Golden.launchRequest();
       try (ProcessDriver driver = loaded.newInstance()) {
         for (int round = 0; round < 2; round++) {
@@ -54,10 +57,30 @@ class WasiProbeTest {
               assertInstanceOf(LaunchResult.Planned.class, result, result::toString);
           assertEquals(List.of("--print", request.task()), planned.plan().args());
           List<Event> notes = driver.parse(List.of());
-          assertEquals(List.of(new Event.Note("driver stdout: probe: hello")), notes);
+          assertEquals(
+              List.of(
+                  new Event.Note("driver stdout: probe: hello"),
+                  new Event.Note("driver stderr: probe: on stderr")),
+              notes);
         }
       }
       assertTrue(loaded.describeNotes().isEmpty(), loaded.describeNotes().toString());
+    }
+  }
+
+  /** A run that fails on a trap shows no notes, so the trap names what the driver last said. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("engines")
+  void aTrapAfterAPanicMessageNamesTheMessage(String engine) {
+    try (DriverLoader loader = DriverLoader.create(engine, DriverLoader.Settings.DEFAULTS);
+        ProcessDriver driver =
+            loader.loadBytes("wasi-panic", Fixtures.bytes("wasi-panic.component")).newInstance()) {
+      DriverException e =
+          assertThrows(DriverException.class, () -> driver.launch(Golden.launchRequest()));
+      assertEquals(Code.E_RUN_034, e.code());
+      assertTrue(e.getMessage().contains("driver failed in launch: "), e.getMessage());
+      assertTrue(
+          e.getMessage().endsWith("; its last line on stderr: panicked at 'boom'"), e.getMessage());
     }
   }
 }
