@@ -175,3 +175,9 @@ pub fn read_login(output: &LoginOutput) -> LoginState {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod value_parse;
+
+#[cfg(test)]
+mod oracle_tests;

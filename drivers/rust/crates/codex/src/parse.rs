@@ -1,9 +1,84 @@
-//! `codex exec --json` events → driver events. State that spans lines lives in [`CodexParser`],
-//! so any batch split gives the same events.
+//! `codex exec --json` events → driver events. Every line is read into [`Line`], a typed view of
+//! only the members the driver uses: serde_json skips the rest unread and borrows strings from
+//! the line, where building a `Value` tree allocated every key and string of every line. Members
+//! are read leniently (`murmur_driver_abi::lenient`): the events are those the `Value` reading gave
+//! (`value_parse`, kept as the tests' oracle). What the driver reports as JSON text (a tool's
+//! arguments and result) stays a `Value`, built only on the lines that carry it. State that spans
+//! lines lives in [`CodexParser`], so any batch split gives the same events.
 
+use murmur_driver_abi::lenient::{object_line, Field, Json, Obj};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::Deserialize;
 use serde_json::Value;
+
+/// The members of a line the driver reads, of every line type at once.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    thread_id: Field<'a>,
+    #[serde(borrow)]
+    item: Obj<Item<'a>>,
+    #[serde(borrow)]
+    usage: Obj<UsageJson<'a>>,
+    /// An object on `turn.failed`.
+    #[serde(borrow)]
+    error: Obj<ErrorJson<'a>>,
+    /// A string on `error`.
+    #[serde(borrow)]
+    message: Field<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Item<'a> {
+    #[serde(borrow)]
+    id: Field<'a>,
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    text: Field<'a>,
+    #[serde(borrow)]
+    server: Field<'a>,
+    #[serde(borrow)]
+    tool: Field<'a>,
+    arguments: Json,
+    result: Json,
+    #[serde(borrow)]
+    error: Obj<ErrorJson<'a>>,
+    #[serde(borrow)]
+    status: Field<'a>,
+    command: Json,
+    #[serde(borrow)]
+    exit_code: Field<'a>,
+    #[serde(borrow)]
+    aggregated_output: Field<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct ErrorJson<'a> {
+    #[serde(borrow)]
+    message: Field<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct UsageJson<'a> {
+    #[serde(borrow)]
+    input_tokens: Field<'a>,
+    #[serde(borrow)]
+    cached_input_tokens: Field<'a>,
+    #[serde(borrow)]
+    cache_write_input_tokens: Field<'a>,
+    #[serde(borrow)]
+    output_tokens: Field<'a>,
+    #[serde(borrow)]
+    reasoning_output_tokens: Field<'a>,
+}
 
 #[derive(Default)]
 pub struct CodexParser {
@@ -15,6 +90,11 @@ pub struct CodexParser {
     total: Usage,
     /// The last fatal `error` message, for a run that ends without `turn.failed`.
     last_error: Option<String>,
+}
+
+/// The string, or "" when absent or not a string, owned.
+fn string_or_empty(f: Field) -> String {
+    f.into_string().unwrap_or_default()
 }
 
 impl CodexParser {
@@ -30,19 +110,15 @@ impl CodexParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Value = match serde_json::from_str(line) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => return events.push(note_unreadable("unreadable codex line: ", line)),
+        let v: Line = match object_line(line) {
+            Some(v) => v,
+            None => return events.push(note_unreadable("unreadable codex line: ", line)),
         };
-        let understood = match str_field(&v, "type") {
-            Some("thread.started") => match str_field(&v, "thread_id") {
+        let understood = match v.kind.as_str() {
+            Some("thread.started") => match v.thread_id.into_string() {
                 Some(id) => {
                     // Codex does not say how it bills in its event stream.
-                    events.push(Event::SessionStarted(SessionInfo {
-                        id: id.to_owned(),
-                        auth: "unknown".to_owned(),
-                        model: None,
-                    }));
+                    events.push(Event::SessionStarted(SessionInfo { id, auth: "unknown".to_owned(), model: None }));
                     true
                 }
                 None => false,
@@ -51,11 +127,13 @@ impl CodexParser {
                 self.last_message.clear();
                 true
             }
-            Some("item.started") | Some("item.updated") | Some("item.completed") => {
-                self.item(str_field(&v, "type").unwrap_or(""), v.get("item").unwrap_or(&Value::Null), events)
-            }
+            Some(phase @ ("item.started" | "item.updated" | "item.completed")) => match v.item.0 {
+                Some(item) => self.item(phase, item, line, events),
+                // Not an object: its type reads as absent, which no branch knows.
+                None => false,
+            },
             Some("turn.completed") => {
-                if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
+                if let Some(usage) = v.usage.get() {
                     self.total = self.total.plus(usage_of(usage));
                     events.push(Event::Usage(self.total));
                 }
@@ -64,8 +142,9 @@ impl CodexParser {
             }
             Some("turn.failed") => {
                 let message = v
-                    .get("error")
-                    .and_then(|e| str_field(e, "message"))
+                    .error
+                    .get()
+                    .and_then(|e| e.message.as_str())
                     .or(self.last_error.as_deref())
                     .unwrap_or("Codex reported a failed turn")
                     .to_owned();
@@ -73,7 +152,7 @@ impl CodexParser {
                 true
             }
             Some("error") => {
-                let message = str_field(&v, "message").unwrap_or("").to_owned();
+                let message = string_or_empty(v.message);
                 match reconnecting(&message) {
                     Some(retry) => events.push(Event::Retry(retry)),
                     // A fatal stream error; `turn.failed` follows with the same text.
@@ -88,76 +167,84 @@ impl CodexParser {
         }
     }
 
-    fn item(&mut self, phase: &str, item: &Value, events: &mut Vec<Event>) -> bool {
-        let id = str_field(item, "id").unwrap_or("").to_owned();
+    fn item(&mut self, phase: &str, item: Item, line: &str, events: &mut Vec<Event>) -> bool {
         let started = phase == "item.started";
         let completed = phase == "item.completed";
-        match str_field(item, "type") {
+        match item.kind.as_str() {
             Some("agent_message") => {
                 if completed {
-                    let text = str_field(item, "text").unwrap_or("").to_owned();
-                    self.last_message = text.clone();
+                    let text = string_or_empty(item.text);
+                    self.last_message.clone_from(&text);
                     events.push(Event::Text(text));
                 }
             }
             Some("reasoning") => {
                 if completed {
-                    events.push(Event::Thinking(str_field(item, "text").unwrap_or("").to_owned()));
+                    events.push(Event::Thinking(string_or_empty(item.text)));
                 }
             }
             Some("mcp_tool_call") => {
+                let id = string_or_empty(item.id);
                 if started {
-                    let server = str_field(item, "server").unwrap_or("");
-                    let tool = str_field(item, "tool").unwrap_or("");
+                    let server = item.server.as_str().unwrap_or("");
+                    let tool = item.tool.as_str().unwrap_or("");
                     let name = if self.server.as_deref() == Some(server) || server.is_empty() {
                         tool.to_owned()
                     } else {
                         format!("{}/{}", server, tool)
                     };
-                    let input = item.get("arguments").map(Value::to_string).unwrap_or_else(|| "{}".to_owned());
+                    let input = item.arguments.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned());
                     events.push(Event::ToolCall(ToolCallInfo { id, name, input }));
                 } else if completed {
-                    let error = item.get("error").and_then(|e| str_field(e, "message"));
+                    let error = item.error.get().and_then(|e| e.message.as_str());
                     let output = match error {
                         Some(message) => message.to_owned(),
-                        None => mcp_result_text(item.get("result").unwrap_or(&Value::Null)),
+                        None => mcp_result_text(item.result.get().unwrap_or(&Value::Null)),
                     };
-                    let is_error = error.is_some() || str_field(item, "status") == Some("failed");
+                    let is_error = error.is_some() || item.status.as_str() == Some("failed");
                     events.push(Event::ToolResult(ToolResultInfo { id, output, is_error }));
                 }
             }
             Some("command_execution") => {
+                let id = string_or_empty(item.id);
                 if started {
-                    let input = serde_json::json!({ "command": item.get("command").unwrap_or(&Value::Null) });
+                    let input = serde_json::json!({ "command": item.command.0.unwrap_or(Value::Null) });
                     events.push(Event::ToolCall(ToolCallInfo {
                         id,
                         name: "command_execution".to_owned(),
                         input: input.to_string(),
                     }));
                 } else if completed {
-                    let exit = item.get("exit_code").and_then(Value::as_i64);
+                    let exit = item.exit_code.as_i64();
                     events.push(Event::ToolResult(ToolResultInfo {
                         id,
-                        output: str_field(item, "aggregated_output").unwrap_or("").to_owned(),
-                        is_error: exit.map(|c| c != 0).unwrap_or(false) || str_field(item, "status") == Some("failed"),
+                        output: string_or_empty(item.aggregated_output),
+                        is_error: exit.map(|c| c != 0).unwrap_or(false) || item.status.as_str() == Some("failed"),
                     }));
                 }
             }
-            Some("file_change") | Some("web_search") => {
-                // Reported once, complete: a call and its result together.
+            Some(name @ ("file_change" | "web_search")) => {
+                // Reported once, complete: a call and its result together, the call's input being
+                // the whole item but its id, type and status. Rare, so the line is read again
+                // whole for it.
                 if completed {
-                    let name = str_field(item, "type").unwrap_or("").to_owned();
-                    let mut input = item.clone();
+                    let whole = serde_json::from_str::<Value>(line).ok();
+                    let mut input = whole.as_ref().and_then(|v| v.get("item")).cloned().unwrap_or(Value::Null);
                     if let Some(map) = input.as_object_mut() {
                         map.remove("id");
                         map.remove("type");
                         map.remove("status");
                     }
-                    events.push(Event::ToolCall(ToolCallInfo { id: id.clone(), name, input: input.to_string() }));
+                    let id = string_or_empty(item.id);
+                    events.push(Event::ToolCall(ToolCallInfo {
+                        id: id.clone(),
+                        name: name.to_owned(),
+                        input: input.to_string(),
+                    }));
                     events.push(Event::ToolResult(ToolResultInfo {
                         id,
-                        output: str_field(item, "status").unwrap_or("completed").to_owned(),
-                        is_error: str_field(item, "status") == Some("failed"),
+                        output: item.status.as_str().unwrap_or("completed").to_owned(),
+                        is_error: item.status.as_str() == Some("failed"),
                     }));
                 }
             }
@@ -173,17 +260,19 @@ impl CodexParser {
 /// Codex's usage folds cached prompt tokens into `input_tokens`; they move out into
 /// `cache-read` / `cache-creation` so `input` is the uncached prompt alone. `output_tokens`
 /// includes `reasoning_output_tokens`, which is reported as `thinking`.
-pub fn usage_of(usage: &Value) -> Usage {
-    let cache_read = u64_field(usage, "cached_input_tokens");
-    let cache_creation = u64_field(usage, "cache_write_input_tokens");
-    let input = u64_field(usage, "input_tokens")
+pub fn usage_of(usage: &UsageJson) -> Usage {
+    let cache_read = usage.cached_input_tokens.as_u64();
+    let cache_creation = usage.cache_write_input_tokens.as_u64();
+    let input = usage
+        .input_tokens
+        .as_u64()
         .map(|i| i.saturating_sub(cache_read.unwrap_or(0)).saturating_sub(cache_creation.unwrap_or(0)));
     Usage {
         input,
-        output: u64_field(usage, "output_tokens"),
+        output: usage.output_tokens.as_u64(),
         cache_read,
         cache_creation,
-        thinking: u64_field(usage, "reasoning_output_tokens"),
+        thinking: usage.reasoning_output_tokens.as_u64(),
     }
 }
 
@@ -240,7 +329,8 @@ pub fn http_status(lower: &str) -> Option<u16> {
     None
 }
 
-fn mcp_result_text(result: &Value) -> String {
+/// An MCP tool result: its text blocks joined by newlines, other blocks named; JSON otherwise.
+pub fn mcp_result_text(result: &Value) -> String {
     match result.get("content").and_then(Value::as_array) {
         Some(blocks) => blocks
             .iter()

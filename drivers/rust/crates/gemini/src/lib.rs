@@ -229,3 +229,9 @@ pub const SETTINGS_SKIPPED_HINT: &str = " (Gemini CLI skipped the driver's setti
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod value_parse;
+
+#[cfg(test)]
+mod oracle_tests;

@@ -1,9 +1,75 @@
-//! Gemini CLI stream-json → driver events. State that spans lines lives in [`GeminiParser`], so
-//! any batch split gives the same events.
+//! Gemini CLI stream-json → driver events. Every line is read into [`Line`], a typed view of only
+//! the members the driver uses: serde_json skips the rest unread (a result's per-model stats, the
+//! timestamps) and borrows strings from the line, where building a `Value` tree allocated every
+//! key and string of every line. Members are read leniently (`murmur_driver_abi::lenient`): the
+//! events are those the `Value` reading gave (`value_parse`, kept as the tests' oracle). A tool
+//! call's parameters stay a `Value`, built only on the lines that carry them. State that spans
+//! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
+use murmur_driver_abi::lenient::{object_line, Field, Json, Obj};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::Deserialize;
 use serde_json::Value;
+
+/// The members of a line the driver reads, of every line type at once.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    session_id: Field<'a>,
+    #[serde(borrow)]
+    model: Field<'a>,
+    #[serde(borrow)]
+    role: Field<'a>,
+    #[serde(borrow)]
+    content: Field<'a>,
+    #[serde(borrow)]
+    delta: Field<'a>,
+    #[serde(borrow)]
+    tool_id: Field<'a>,
+    #[serde(borrow)]
+    tool_name: Field<'a>,
+    parameters: Json,
+    #[serde(borrow)]
+    status: Field<'a>,
+    #[serde(borrow)]
+    output: Field<'a>,
+    /// An object on `tool_result` and `result`.
+    #[serde(borrow)]
+    error: Obj<ErrorJson<'a>>,
+    #[serde(borrow)]
+    severity: Field<'a>,
+    /// A string on `error`.
+    #[serde(borrow)]
+    message: Field<'a>,
+    #[serde(borrow)]
+    stats: Obj<Stats<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct ErrorJson<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<'a>,
+    #[serde(borrow)]
+    message: Field<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct Stats<'a> {
+    #[serde(borrow)]
+    input: Field<'a>,
+    #[serde(borrow)]
+    input_tokens: Field<'a>,
+    #[serde(borrow)]
+    output_tokens: Field<'a>,
+    #[serde(borrow)]
+    cached: Field<'a>,
+}
 
 #[derive(Default)]
 pub struct GeminiParser {
@@ -14,6 +80,11 @@ pub struct GeminiParser {
     /// tool call or result, and the turn's final answer.
     message: String,
     streaming: bool,
+}
+
+/// The string, or "" when absent or not a string, owned.
+fn string_or_empty(f: Field) -> String {
+    f.into_string().unwrap_or_default()
 }
 
 impl GeminiParser {
@@ -31,60 +102,57 @@ impl GeminiParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Value = match serde_json::from_str(line) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => return events.push(note_unreadable("unreadable gemini line: ", line)),
+        let v: Line = match object_line(line) {
+            Some(v) => v,
+            None => return events.push(note_unreadable("unreadable gemini line: ", line)),
         };
-        let understood = match str_field(&v, "type") {
+        let understood = match v.kind.as_str() {
             Some("init") => {
                 events.push(Event::SessionStarted(SessionInfo {
-                    id: str_field(&v, "session_id").unwrap_or("").to_owned(),
+                    id: string_or_empty(v.session_id),
                     // Gemini CLI does not say how it bills in its event stream.
                     auth: "unknown".to_owned(),
-                    model: str_field(&v, "model").map(str::to_owned),
+                    model: v.model.into_string(),
                 }));
                 true
             }
-            Some("message") => self.message(&v, events),
+            Some("message") => self.message(v, events),
             Some("tool_use") => {
                 self.complete_message(events);
                 self.message.clear();
+                let name = v.tool_name.as_str().unwrap_or("");
                 events.push(Event::ToolCall(ToolCallInfo {
-                    id: str_field(&v, "tool_id").unwrap_or("").to_owned(),
+                    id: string_or_empty(v.tool_id),
                     name: if self.prefixes.is_empty() {
-                        str_field(&v, "tool_name").unwrap_or("").to_owned()
+                        name.to_owned()
                     } else {
-                        strip_tool_prefix(str_field(&v, "tool_name").unwrap_or(""), &self.prefixes, &self.tools)
+                        strip_tool_prefix(name, &self.prefixes, &self.tools)
                     },
-                    input: v.get("parameters").map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
+                    input: v.parameters.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
                 }));
                 true
             }
             Some("tool_result") => {
-                let is_error = str_field(&v, "status") != Some("success");
-                let error = v.get("error").and_then(|e| str_field(e, "message"));
-                let output = match (str_field(&v, "output"), error) {
+                let is_error = v.status.as_str() != Some("success");
+                let error = v.error.get().and_then(|e| e.message.as_str());
+                let output = match (v.output.as_str(), error) {
                     (Some(out), _) if !is_error || error.is_none() => out.to_owned(),
                     (_, Some(message)) => message.to_owned(),
                     (_, None) => String::new(),
                 };
-                events.push(Event::ToolResult(ToolResultInfo {
-                    id: str_field(&v, "tool_id").unwrap_or("").to_owned(),
-                    output,
-                    is_error,
-                }));
+                events.push(Event::ToolResult(ToolResultInfo { id: string_or_empty(v.tool_id), output, is_error }));
                 true
             }
             Some("error") => {
                 // A warning or a non-fatal error the CLI recovered from; the result decides.
-                let severity = str_field(&v, "severity").unwrap_or("error");
-                let message = str_field(&v, "message").unwrap_or("");
+                let severity = v.severity.as_str().unwrap_or("error");
+                let message = v.message.as_str().unwrap_or("");
                 events.push(Event::Note(cut_chars(&format!("gemini {}: {}", severity, message), NOTE_MAX_CHARS).to_owned()));
                 true
             }
             Some("result") => {
                 self.complete_message(events);
-                if let Some(stats) = v.get("stats").filter(|s| s.is_object()) {
+                if let Some(stats) = v.stats.get() {
                     events.push(Event::Usage(usage_of(stats)));
                 }
                 events.push(self.terminal(&v));
@@ -97,18 +165,19 @@ impl GeminiParser {
         }
     }
 
-    fn message(&mut self, v: &Value, events: &mut Vec<Event>) -> bool {
-        let content = str_field(v, "content").unwrap_or("");
-        match str_field(v, "role") {
+    fn message(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+        match v.role.as_str() {
             // The task echoed back.
             Some("user") => true,
             Some("assistant") => {
-                if v.get("delta").and_then(Value::as_bool).unwrap_or(false) {
+                let content = v.content.as_str().unwrap_or("");
+                if v.delta.as_bool().unwrap_or(false) {
                     self.message.push_str(content);
                     self.streaming = true;
                     events.push(Event::TextDelta(content.to_owned()));
                 } else {
-                    self.message = content.to_owned();
+                    self.message.clear();
+                    self.message.push_str(content);
                     self.streaming = false;
                     events.push(Event::Text(content.to_owned()));
                 }
@@ -127,24 +196,25 @@ impl GeminiParser {
         }
     }
 
-    fn terminal(&self, v: &Value) -> Event {
-        if str_field(v, "status") == Some("success") {
+    fn terminal(&self, v: &Line) -> Event {
+        if v.status.as_str() == Some("success") {
             return Event::TurnEnd(self.message.clone());
         }
-        let error = v.get("error").unwrap_or(&Value::Null);
-        let message = str_field(error, "message").unwrap_or("Gemini CLI reported an error").to_owned();
-        Event::failed(failure_kind(str_field(error, "type").unwrap_or(""), &message), message)
+        let error = v.error.get();
+        let message =
+            error.and_then(|e| e.message.as_str()).unwrap_or("Gemini CLI reported an error").to_owned();
+        Event::failed(failure_kind(error.and_then(|e| e.kind.as_str()).unwrap_or(""), &message), message)
     }
 }
 
 /// `result.stats`: `input` is the prompt without the cached part (`input_tokens` − `cached`),
 /// `cached` is cache-read; Gemini CLI reports no cache writes and no separate thinking count, so
 /// those are not reported (never zero).
-pub fn usage_of(stats: &Value) -> Usage {
-    let cache_read = u64_field(stats, "cached");
-    let input = u64_field(stats, "input")
-        .or_else(|| u64_field(stats, "input_tokens").map(|i| i.saturating_sub(cache_read.unwrap_or(0))));
-    Usage { input, output: u64_field(stats, "output_tokens"), cache_read, cache_creation: None, thinking: None }
+pub fn usage_of(stats: &Stats) -> Usage {
+    let cache_read = stats.cached.as_u64();
+    let input =
+        stats.input.as_u64().or_else(|| stats.input_tokens.as_u64().map(|i| i.saturating_sub(cache_read.unwrap_or(0))));
+    Usage { input, output: stats.output_tokens.as_u64(), cache_read, cache_creation: None, thinking: None }
 }
 
 /// The API error is embedded in the message text (`{"error":{"code":401,…,"status":"UNAUTHENTICATED"}}`).

@@ -9,10 +9,13 @@
 //! string without escapes is borrowed from the line.
 //!
 //! A member of the wrong JSON type reads as absent, as `Value`'s accessors give `None`; it never
-//! fails the line. The one difference from a `Value` tree: an object the driver reads (the line
-//! itself, or a nested [`Obj`]) with the same member twice fails to deserialize (serde's derive
-//! refuses duplicate fields), so the driver reports such a line as unreadable where `Value` kept
-//! the last one. Harnesses print JSON from their own serializers, which never repeat a key.
+//! fails the line. Two differences from a `Value` tree, both on JSON no harness prints:
+//! - an object the driver reads (the line itself, or a nested [`Obj`]) with the same member twice
+//!   fails to deserialize (serde's derive refuses duplicate fields), so the driver reports such a
+//!   line as unreadable where `Value` kept the last one; harnesses' serializers never repeat a key;
+//! - a member the driver does not read is skipped, checked only for JSON syntax: nested deeper
+//!   than serde_json's recursion limit (128), a number beyond f64 or a lone surrogate escape there
+//!   no longer makes the whole line unreadable (skipping is iterative: no stack is at risk).
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -57,6 +60,15 @@ impl<'a> Field<'a> {
     pub fn as_u64(&self) -> Option<u64> {
         match self {
             Field::U64(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// As `Value::as_i64`: any integer that fits an i64, never a float.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Field::U64(n) => i64::try_from(*n).ok(),
+            Field::I64(n) => Some(*n),
             _ => None,
         }
     }
@@ -291,6 +303,59 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrVisitor<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Arr<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(ArrVisitor(PhantomData))
+    }
+}
+
+/// A member whose presence matters apart from its type (as `Value::get` tells `None` from
+/// `Some(non-object)`): absent, an object read as `T`, or present with any other value, `null`
+/// included.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Member<T> {
+    #[default]
+    Absent,
+    Object(T),
+    Other,
+}
+
+impl<T> Member<T> {
+    pub fn object(&self) -> Option<&T> {
+        match self {
+            Member::Object(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn is_present(&self) -> bool {
+        !matches!(self, Member::Absent)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Member<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Through `Obj`'s visitor: an object is `T`, anything else (null too, since a present
+        // member reaches here only when it is in the line) skipped.
+        match d.deserialize_any(ObjVisitor(PhantomData))? {
+            Obj(Some(t)) => Ok(Member::Object(t)),
+            Obj(None) => Ok(Member::Other),
+        }
+    }
+}
+
+/// A member kept whole as a `serde_json::Value` (for what a driver reports as JSON text: a tool
+/// call's input), present even when it is `null`, so `None` means absent as `Value::get` does.
+/// Only lines that have the member pay for its tree.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Json(pub Option<serde_json::Value>);
+
+impl Json {
+    pub fn get(&self) -> Option<&serde_json::Value> {
+        self.0.as_ref()
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde_json::Value::deserialize(d).map(|v| Json(Some(v)))
     }
 }
 

@@ -16,6 +16,10 @@ pub mod canon;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 
+// Native test support only: differential tests of a typed parser against its `Value` oracle.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod oracle;
+
 pub use types::*;
 
 /// One harness's driver. The runtime keeps one instance for a whole run, so `launch` may store

@@ -1,7 +1,7 @@
 use crate::json::*;
 use crate::util::*;
 use crate::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn usage_plus_keeps_unreported_apart_from_zero() {
@@ -106,4 +106,46 @@ fn control_sequences_are_stripped_from_what_a_person_is_shown() {
     assert_eq!(strip_controls("Grüße ✓"), "Grüße ✓");
     assert_eq!(last_line("first\n\u{1b}[31mError: denied\u{1b}[0m\r\n\n", 300), "Error: denied");
     assert_eq!(first_line("\u{1b}[2K\n\u{1b}[33mNot logged in\u{1b}[0m\n", 200), "Not logged in");
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct LenientProbe<'a> {
+    #[serde(borrow)]
+    n: crate::lenient::Field<'a>,
+    m: crate::lenient::Member<LenientInner>,
+    j: crate::lenient::Json,
+}
+
+#[derive(serde::Deserialize, Default, Debug, PartialEq)]
+#[serde(default)]
+struct LenientInner {
+    a: u64,
+}
+
+#[test]
+fn lenient_members_answer_as_the_value_accessors_do() {
+    use crate::lenient::{object_line, Member};
+    fn probe(line: &str) -> LenientProbe<'_> {
+        object_line(line).unwrap()
+    }
+    for (line, expected) in [
+        (r#"{"n":-3}"#, Some(-3)),
+        (r#"{"n":7}"#, Some(7)),
+        (r#"{"n":9223372036854775808}"#, None),
+        (r#"{"n":2.0}"#, None),
+        (r#"{"n":"7"}"#, None),
+    ] {
+        let value: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(probe(line).n.as_i64(), expected, "{}", line);
+        assert_eq!(value["n"].as_i64(), expected, "{}", line);
+    }
+    assert_eq!(probe("{}").m, Member::Absent);
+    assert_eq!(probe(r#"{"m":null}"#).m, Member::Other);
+    assert_eq!(probe(r#"{"m":[{"a":1}]}"#).m, Member::Other);
+    assert_eq!(probe(r#"{"m":{"a":1,"b":[2]}}"#).m, Member::Object(LenientInner { a: 1 }));
+    assert!(!probe("{}").m.is_present() && probe(r#"{"m":0}"#).m.is_present());
+    assert_eq!(probe("{}").j.get(), None);
+    assert_eq!(probe(r#"{"j":null}"#).j.get(), Some(&Value::Null));
+    assert_eq!(probe(r#"{"j":{"b":1,"a":[true]}}"#).j.get().map(Value::to_string), Some(r#"{"b":1,"a":[true]}"#.to_owned()));
 }

@@ -142,7 +142,6 @@ class WasiDriverGoldenTest {
           "{\"type\":\"text\",\"text\":\"caf\\u00e9 \\ud83d\\ude00 tab\\t quote\\\" \\/\"}",
           "{\"type\":\"text\",\"text\":\"lone \\ud83d\"}",
           "{\"type\":\"text\",\"text\":\"raw \u0001 control\"}",
-          "{\"type\":\"text\",\"text\":\"first\",\"text\":\"last wins\"}",
           "{\"type\":\"tool_call\",\"id\":\"c\",\"name\":\"n\",\"input\":{ \"a\" : [1, -2, true, null, \"x\\n\\u0002\"], \"b\":{}}}",
           "{\"type\":\"tool_call\",\"id\":\"c\",\"name\":\"n\"}",
           "{\"type\":\"tool_result\",\"id\":\"c\",\"is_error\":\"yes\"}",
@@ -165,6 +164,25 @@ class WasiDriverGoldenTest {
       for (String line : EDGE_LINES) {
         assertEquals(builtin.parse(List.of(line)), wasi.parse(List.of(line)), line);
       }
+    }
+  }
+
+  /**
+   * A repeated member: the built-in (and so its Rust WASI build) reads lines into typed structs,
+   * which refuse a member given twice (murmur-driver-abi's {@code lenient}, a documented
+   * difference); the C build's reader keeps the last, as a JSON value tree did.
+   */
+  @ParameterizedTest(name = "{0}: {1}")
+  @MethodSource("buildsOnEngines")
+  void aRepeatedMemberIsUnreadableToTheRustBuildsAndTheLastOneToTheC(String engine, Build build) {
+    String line = "{\"type\":\"text\",\"text\":\"first\",\"text\":\"last wins\"}";
+    try (ProcessDriver wasi = load(engine, build).newInstance();
+        ProcessDriver builtin = builtins.instance(engine, "jsonl")) {
+      List<Event> unreadable = List.of(new Event.Note("unreadable jsonl line: " + line));
+      assertEquals(unreadable, builtin.parse(List.of(line)));
+      List<Event> expected =
+          build.name().equals("jsonl-c") ? List.of(new Event.Text("last wins")) : unreadable;
+      assertEquals(expected, wasi.parse(List.of(line)));
     }
   }
 
