@@ -7,16 +7,15 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.hub.metrics.QueueWatch;
 import io.capsule.hub.placement.Placement;
+import io.capsule.hub.placement.Reclaim;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.placement.Verdict;
-import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.queue.QueueEvent;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.protocol.frame.Invocation;
-import io.capsule.protocol.frame.TaskSpec;
+import io.capsule.protocol.frame.TaskAssign;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,22 +50,6 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  * again), while a lost {@code CANCELED} brings the task back as queued.
  */
 final class TaskQueue {
-
-  /** A submitted task with everything its assignment needs. */
-  record Pending(
-      TaskSpec spec,
-      String capsule,
-      Optional<String> runner,
-      String role,
-      Invocation invocation,
-      TaskBook.Task task) {
-
-    Waiting waiting() {
-      return runner
-          .map(r -> Waiting.on(spec.id(), capsule, r))
-          .orElseGet(() -> Waiting.any(spec.id(), capsule));
-    }
-  }
 
   /** What {@code POST /v1/tasks} answers; {@code retryAfter} only with 429. */
   record Answer(StatusCode status, ObjectNode body, Optional<Duration> retryAfter) {
@@ -170,7 +153,7 @@ final class TaskQueue {
   /** Answers 201 {@code queued} once the store kept the task; forgets it when the store failed. */
   private CompletionStage<Answer> keep(Pending p) {
     return store
-        .append(queuedEvent(p))
+        .append(p.queued())
         .handle(
             (ok, failure) -> {
               if (failure == null) {
@@ -213,6 +196,8 @@ final class TaskQueue {
           QueueEvent was = waiting.remove(e.taskId());
           if (was != null) {
             canceled.put(e.taskId(), was);
+          } else {
+            book.get(e.taskId()).ifPresent(TaskBook.Task::markCancelRequested); // taken back
           }
         }
         case FORGOTTEN -> {
@@ -224,45 +209,17 @@ final class TaskQueue {
       }
     }
     for (QueueEvent e : canceled.values()) {
-      Pending p = pending(e);
+      Pending p = Pending.of(e);
       if (book.add(p.task())) {
         p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
       }
     }
     for (QueueEvent e : waiting.values()) {
-      Pending p = pending(e);
+      Pending p = Pending.of(e);
       if (book.add(p.task())) {
         queue.add(p);
         stored.add(e.taskId());
       }
-    }
-  }
-
-  private static QueueEvent queuedEvent(Pending p) {
-    return QueueEvent.queued(
-        p.spec().id(),
-        p.capsule(),
-        p.runner().orElse(""),
-        p.role(),
-        p.spec().json().toString(),
-        p.invocation().json().toString());
-  }
-
-  private static Pending pending(QueueEvent e) {
-    try {
-      com.fasterxml.jackson.databind.ObjectMapper json =
-          new com.fasterxml.jackson.databind.ObjectMapper();
-      TaskSpec spec = TaskSpec.of(json.readTree(e.spec()));
-      Invocation invocation = Invocation.of(json.readTree(e.invocation()));
-      return new Pending(
-          spec,
-          e.capsule(),
-          Optional.of(e.runner()).filter(r -> !r.isEmpty()),
-          e.role(),
-          invocation,
-          TaskBook.Task.queued(e.taskId(), e.capsule(), spec.json(), "queued before the restart"));
-    } catch (java.io.IOException | DiagnosticException bad) {
-      throw new IllegalStateException("the store holds a queued task the hub cannot read", bad);
     }
   }
 
@@ -307,6 +264,41 @@ final class TaskQueue {
     book.finishedBefore(cutoff).forEach(this::forget);
   }
 
+  /**
+   * Takes back the unfinished tasks of {@code dead}, a runner gone past {@code dead-after}: each
+   * goes to the front of the queue, in the order it was assigned, and is placed again on another
+   * runner with its capsule and a free slot, or waits. A task whose cancel was requested before
+   * ends {@code canceled} instead: its runner never confirmed, and nobody wants it run again.
+   * Nothing is stored here: the brain journaled the cancel that took each task back ({@link
+   * Reclaim}), from which a restarted hub takes them back again.
+   */
+  void reclaim(RunnerKey dead, List<TaskAssign> tasks) {
+    synchronized (this) {
+      for (int i = tasks.size() - 1; i >= 0; i--) {
+        TaskAssign a = tasks.get(i);
+        Optional<TaskBook.Task> task = book.get(a.taskId());
+        if (task.isEmpty() || task.get().finished() || isQueued(a.taskId())) {
+          continue; // forgotten, finished, or already taken back (a restart's restore said it)
+        }
+        task.get().takenFrom(dead);
+        if (task.get().cancelRequested()) {
+          task.get()
+              .endUnplaced(
+                  "canceled",
+                  "canceled; runner " + dead.runnerId() + " was gone before it confirmed");
+          continue;
+        }
+        queue.addFirst(Pending.reclaimed(a, task.get()));
+      }
+    }
+    drain();
+  }
+
+  private boolean isQueued(String taskId) {
+    return queue.stream().anyMatch(p -> p.spec().id().equals(taskId))
+        || inFlight.containsKey(taskId);
+  }
+
   /** Who hears of tasks queued and placed (meters, log lines); set once, before the first task. */
   void watch(QueueWatch w) {
     this.watch = w;
@@ -332,11 +324,19 @@ final class TaskQueue {
     for (Pending p : queue) {
       if (p.spec().id().equals(taskId)) {
         queue.remove(p);
-        if (stored.remove(taskId)) {
+        boolean takenBack = !p.task().gaveUp().isEmpty();
+        if (stored.remove(taskId) || takenBack) {
+          // A task taken back is queued again by every restart (from the brain's journal) unless
+          // this says it was canceled: the restore then ends it canceled (see reclaim).
           store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId));
         }
         p.task().markCancelRequested();
-        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
+        p.task()
+            .endUnplaced(
+                "canceled",
+                takenBack
+                    ? "canceled while queued to be placed again"
+                    : "canceled while queued; it never reached a runner");
         return true;
       }
     }
@@ -432,7 +432,7 @@ final class TaskQueue {
                     if (stored.add(p.spec().id())) {
                       // It was placed at once and never stored as queued; it waits now, so it
                       // must survive a restart like any queued task (written without waiting).
-                      store.append(queuedEvent(p));
+                      store.append(p.queued());
                     }
                   }
                   // No drain here: what failed would be planned again at once, in a loop. The next

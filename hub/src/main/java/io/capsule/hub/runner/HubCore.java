@@ -101,6 +101,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   private record HelloTimeout(String id) implements Command {}
 
+  /** The runner's connection has been gone for dead-after: take its tasks back. */
+  private record DeadAfter(RunnerKey key) implements Command {}
+
   /** The gateway stopped without a {@link Closed} (its node died): as if it had closed. */
   private record GatewayGone(String id) implements Command {}
 
@@ -112,6 +115,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final Map<String, Conn> conns = new HashMap<>();
   private final Map<RunnerKey, BrainSession> sessions;
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
+  private final RunnerDeath deaths;
 
   static Behavior<Command> create(
       ProtocolConfig config,
@@ -148,8 +152,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
               s.openTasks.addAll(r.openTasks());
               sessions.put(key, s);
               publish(key, s); // a restored runner: known, not connected, with its open tasks
+              watchDeath(key, s);
             });
     this.taskOwner = new HashMap<>(restored.taskOwner());
+    this.deaths = new RunnerDeath(restored.assigns());
+    restored // taken back before the restart and not placed again: to the queue once more
+        .taken()
+        .forEach(t -> events.offer(new HubEvent.Reclaimed(t.runner(), List.of(t.assign()))));
   }
 
   @Override
@@ -160,6 +169,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .onMessage(Closed.class, this::onClosed)
         .onMessage(GatewayGone.class, g -> onClosed(new Closed(g.id(), "its node left")))
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
+        .onMessage(DeadAfter.class, this::onDeadAfter)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
@@ -248,6 +258,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       return;
     }
     BrainSession s = sessions.computeIfAbsent(key, k -> new BrainSession(SeqState.of(config)));
+    timers.cancel(RunnerDeath.timer(key)); // back in time: it keeps its tasks
     if (s.attach(c, h) != null) {
       waits.add(events.offer(new HubEvent.RunnerDown(key, "replaced by a new connection")));
     }
@@ -300,6 +311,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         if (applied instanceof TaskReport rep) {
           s.openTasks.remove(rep.taskId());
           taskOwner.remove(HubRestore.owned(key.projectId(), rep.taskId()));
+          deaths.finished(key, rep.taskId());
           publish(key, s);
           waits.add(events.offer(new HubEvent.Report(key, rep)));
         } else {
@@ -338,7 +350,36 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       s.conn = null;
       publish(c.opened.key(), s);
       events.offer(new HubEvent.RunnerDown(c.opened.key(), closed.reason()));
+      watchDeath(c.opened.key(), s);
     }
+    return this;
+  }
+
+  /** A runner without a connection: if it is not back within dead-after, its tasks go back. */
+  private void watchDeath(RunnerKey key, BrainSession s) {
+    if (s.conn == null && !s.openTasks.isEmpty() && !timers.isTimerActive(RunnerDeath.timer(key))) {
+      timers.startSingleTimer(RunnerDeath.timer(key), new DeadAfter(key), config.deadAfter());
+    }
+  }
+
+  private Behavior<Command> onDeadAfter(DeadAfter d) {
+    BrainSession s = sessions.get(d.key());
+    if (s == null || s.conn != null || s.openTasks.isEmpty()) {
+      return this; // back, or nothing to take
+    }
+    Optional<List<TaskAssign>> taken =
+        deaths.reclaim(d.key(), s, taskOwner, config, journal, getContext().getLog());
+    if (taken.isEmpty()) {
+      return halt();
+    }
+    getContext()
+        .getLog()
+        .warn(
+            "{}: gone past dead-after, tasks taken back: {}",
+            d.key(),
+            taken.get().stream().map(TaskAssign::taskId).toList());
+    publish(d.key(), s);
+    events.offer(new HubEvent.Reclaimed(d.key(), taken.get()));
     return this;
   }
 
@@ -353,6 +394,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       }
       TaskAssign numbered = sent.get();
       s.openTasks.add(numbered.taskId());
+      deaths.assigned(a.key(), numbered);
       taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
       publish(a.key(), s);
       a.reply().complete(numbered);

@@ -3,6 +3,7 @@ package io.capsule.hub.store;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.Hello;
+import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 
@@ -25,6 +26,16 @@ public sealed interface HubEvent {
 
   /** The task's report: the task is finished on the hub. */
   record Report(RunnerKey runner, TaskReport report) implements HubEvent {}
+
+  /**
+   * The runner was gone longer than {@code dead-after}: these unfinished tasks (as they were
+   * assigned) were taken from it ({@code E-HUB-008}) to be placed again.
+   */
+  record Reclaimed(RunnerKey runner, java.util.List<TaskAssign> tasks) implements HubEvent {
+    public Reclaimed {
+      tasks = java.util.List.copyOf(tasks);
+    }
+  }
 
   /** A frame or a connection was refused (bad frame, project mismatch, no hello). */
   record Refused(RunnerKey runner, Diagnostic diagnostic) implements HubEvent {}
