@@ -50,6 +50,7 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  * again), while a lost {@code CANCELED} brings the task back as queued.
  */
 final class TaskQueue {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskQueue.class);
 
   /** What {@code POST /v1/tasks} answers; {@code retryAfter} only with 429. */
   record Answer(StatusCode status, ObjectNode body, Optional<Duration> retryAfter) {
@@ -239,8 +240,8 @@ final class TaskQueue {
 
   /**
    * Forgets a finished task for good: the deletion is stored first (so a restarted hub does not
-   * bring the task back), then the book forgets it. Fails when the store did not keep it; then
-   * nothing is forgotten.
+   * bring the task back), then the book forgets it and its events and snapshots are erased from the
+   * store. Fails when the store did not keep the deletion; then nothing is forgotten.
    */
   CompletionStage<TaskBook.Forget> forget(String taskId) {
     Optional<TaskBook.Task> task = book.get(taskId);
@@ -252,7 +253,31 @@ final class TaskQueue {
     }
     return store
         .append(QueueEvent.left(QueueEvent.Kind.FORGOTTEN, taskId))
-        .thenApply(done -> book.forget(taskId));
+        .thenApply(done -> book.forget(taskId))
+        .thenApply(
+            forgot -> {
+              if (forgot == TaskBook.Forget.FORGOTTEN) {
+                erase(taskId);
+              }
+              return forgot;
+            });
+  }
+
+  /**
+   * Drops the forgotten task's events and snapshots from the store, not waited for: the deletion is
+   * already kept ({@code FORGOTTEN}), and a restart whose store still holds the events forgets the
+   * task again from it.
+   */
+  private void erase(String taskId) {
+    store
+        .eraseTask(projectId, taskId)
+        .whenComplete(
+            (done, e) -> {
+              if (e != null) {
+                LOG.warn(
+                    "task {}: its events stay in the store, not erased: {}", taskId, e.toString());
+              }
+            });
   }
 
   /**

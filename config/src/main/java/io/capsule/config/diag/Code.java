@@ -208,9 +208,8 @@ public enum Code {
   E_HUB_008(
       "a runner was gone longer than dead-after; its unfinished tasks were taken from it and are"
           + " placed again on another runner",
-      "nothing to do: each task runs again elsewhere and keeps the events it had; the runner is"
-          + " told to cancel them when it comes back, and its late frames for them are refused"
-          + " (E-PRO-011)"),
+      "nothing to do: each runs again elsewhere, keeping its events; the runner is told to cancel"
+          + " them if it comes back (its late frames: E-PRO-011)"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(
