@@ -19,13 +19,10 @@ import io.capsule.protocol.frame.TaskAssign;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -43,14 +40,10 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  * used slots, so two plans racing never put more tasks on a runner than it has slots; the
  * assignments themselves go to the hub's actor outside the lock.
  *
- * <p>Durable with a store ({@link QueueStore}): a task is answered 201 {@code queued} only once its
- * {@code QUEUED} event is kept, and {@link #restore} rebuilds the queue at start. That it left the
- * queue ({@code PLACED}, {@code CANCELED}) is written after the fact, without waiting: a hub that
- * crashes in between finds the task's {@code task.assign} in the task journal (so it is not queued
- * again), while a lost {@code CANCELED} brings the task back as queued.
+ * <p>Durable with a store: what it keeps there, and how a restart reads it back, is {@link
+ * QueueRecord}'s.
  */
 final class TaskQueue {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskQueue.class);
 
   /** What {@code POST /v1/tasks} answers; {@code retryAfter} only with 429. */
   record Answer(StatusCode status, ObjectNode body, Optional<Duration> retryAfter) {
@@ -77,8 +70,7 @@ final class TaskQueue {
   private final Duration retryAfter;
   private final LinkedList<Pending> queue = new LinkedList<>();
   private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
-  private final Set<String> stored = new HashSet<>(); // ids with a QUEUED event in the store
-  private final QueueStore store;
+  private final QueueRecord record;
 
   TaskQueue(
       HubServer hub,
@@ -87,7 +79,7 @@ final class TaskQueue {
       int max,
       Duration retryAfter,
       QueueStore store) {
-    this.store = store;
+    this.record = new QueueRecord(store, book, projectId);
     if (max < 0) {
       throw new IllegalArgumentException("capsule.hub.queue-max must be >= 0, not " + max);
     }
@@ -142,7 +134,7 @@ final class TaskQueue {
       watch.queued(p.spec().id(), p.capsule()); // a log line; the wait is timed at placement
       placeNow = take(plan);
       if (!placeNow.contains(p)) {
-        stored.add(p.spec().id());
+        record.waiting(p.spec().id());
       }
     }
     CompletionStage<Answer> answer =
@@ -153,15 +145,15 @@ final class TaskQueue {
 
   /** Answers 201 {@code queued} once the store kept the task; forgets it when the store failed. */
   private CompletionStage<Answer> keep(Pending p) {
-    return store
-        .append(p.queued())
+    return record
+        .keep(p)
         .handle(
             (ok, failure) -> {
               if (failure == null) {
                 return answerFor(p);
               }
               synchronized (this) {
-                stored.remove(p.spec().id());
+                record.notKept(p.spec().id());
                 boolean wasQueued = queue.remove(p);
                 if (wasQueued) {
                   book.remove(p.spec().id());
@@ -181,47 +173,11 @@ final class TaskQueue {
   }
 
   /**
-   * Rebuilds the queue from what the store kept, in order: tasks still waiting are queued again
-   * (unless the task journal already holds their assignment, so they are in the book), tasks
-   * canceled while waiting are shown canceled, deleted tasks are dropped from the book (restored
-   * from the task journal before this). Call once, before any runner connects.
+   * Rebuilds the queue from what the store kept ({@link QueueRecord#restore}). Call once, before
+   * any runner connects.
    */
   synchronized void restore(List<QueueEvent> events) {
-    Map<String, QueueEvent> waiting = new LinkedHashMap<>();
-    Map<String, QueueEvent> canceled = new LinkedHashMap<>();
-    for (QueueEvent e : events) {
-      switch (e.kind()) {
-        case QUEUED -> waiting.put(e.taskId(), e);
-        case PLACED -> waiting.remove(e.taskId());
-        case CANCELED -> {
-          QueueEvent was = waiting.remove(e.taskId());
-          if (was != null) {
-            canceled.put(e.taskId(), was);
-          } else {
-            book.get(e.taskId()).ifPresent(TaskBook.Task::markCancelRequested); // taken back
-          }
-        }
-        case FORGOTTEN -> {
-          // Deleted through the API: gone from the book although the task journal still has it.
-          waiting.remove(e.taskId());
-          canceled.remove(e.taskId());
-          book.forgotten(e.taskId());
-        }
-      }
-    }
-    for (QueueEvent e : canceled.values()) {
-      Pending p = Pending.of(e);
-      if (book.add(p.task())) {
-        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
-      }
-    }
-    for (QueueEvent e : waiting.values()) {
-      Pending p = Pending.of(e);
-      if (book.add(p.task())) {
-        queue.add(p);
-        stored.add(e.taskId());
-      }
-    }
+    queue.addAll(record.restore(events));
   }
 
   private Answer answerFor(Pending p) {
@@ -238,55 +194,14 @@ final class TaskQueue {
             .put("hint", Code.E_PRO_005.hint()));
   }
 
-  /**
-   * Forgets a finished task for good: the deletion is stored first (so a restarted hub does not
-   * bring the task back), then the book forgets it and its events and snapshots are erased from the
-   * store. Fails when the store did not keep the deletion; then nothing is forgotten.
-   */
+  /** Forgets a finished task for good ({@link QueueRecord#forget}). */
   CompletionStage<TaskBook.Forget> forget(String taskId) {
-    Optional<TaskBook.Task> task = book.get(taskId);
-    if (task.isEmpty()) {
-      return CompletableFuture.completedFuture(TaskBook.Forget.UNKNOWN);
-    }
-    if (!task.get().finished()) {
-      return CompletableFuture.completedFuture(TaskBook.Forget.RUNNING);
-    }
-    return store
-        .append(QueueEvent.left(QueueEvent.Kind.FORGOTTEN, taskId))
-        .thenApply(done -> book.forget(taskId))
-        .thenApply(
-            forgot -> {
-              if (forgot == TaskBook.Forget.FORGOTTEN) {
-                erase(taskId);
-              }
-              return forgot;
-            });
+    return record.forget(taskId);
   }
 
-  /**
-   * Drops the forgotten task's events and snapshots from the store, not waited for: the deletion is
-   * already kept ({@code FORGOTTEN}), and a restart whose store still holds the events forgets the
-   * task again from it.
-   */
-  private void erase(String taskId) {
-    store
-        .eraseTask(projectId, taskId)
-        .whenComplete(
-            (done, e) -> {
-              if (e != null) {
-                LOG.warn(
-                    "task {}: its events stay in the store, not erased: {}", taskId, e.toString());
-              }
-            });
-  }
-
-  /**
-   * Forgets, as a DELETE would (stored, so a restart keeps them forgotten), every task that
-   * finished before {@code cutoff} ({@code capsule.hub.retention}). A deletion the store refuses is
-   * tried again at the next sweep.
-   */
+  /** Forgets the tasks that finished before {@code cutoff} ({@link QueueRecord#sweep}). */
   void sweep(java.time.Instant cutoff) {
-    book.finishedBefore(cutoff).forEach(this::forget);
+    record.sweep(cutoff);
   }
 
   /**
@@ -350,11 +265,7 @@ final class TaskQueue {
       if (p.spec().id().equals(taskId)) {
         queue.remove(p);
         boolean takenBack = !p.task().gaveUp().isEmpty();
-        if (stored.remove(taskId) || takenBack) {
-          // A task taken back is queued again by every restart (from the brain's journal) unless
-          // this says it was canceled: the restore then ends it canceled (see reclaim).
-          store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId));
-        }
+        record.canceled(taskId, takenBack);
         p.task().markCancelRequested();
         p.task()
             .endUnplaced(
@@ -454,11 +365,7 @@ final class TaskQueue {
                   } else {
                     p.task().requeued(String.valueOf(cause));
                     queue.addFirst(p);
-                    if (stored.add(p.spec().id())) {
-                      // It was placed at once and never stored as queued; it waits now, so it
-                      // must survive a restart like any queued task (written without waiting).
-                      store.append(p.queued());
-                    }
+                    record.requeued(p);
                   }
                   // No drain here: what failed would be planned again at once, in a loop. The next
                   // runner or report event drains.
@@ -469,14 +376,8 @@ final class TaskQueue {
             })
         .thenAccept(
             ok -> {
-              boolean wasStored;
-              synchronized (this) {
-                wasStored = ok && stored.remove(p.spec().id());
-              }
-              if (wasStored) {
-                store.append(QueueEvent.left(QueueEvent.Kind.PLACED, p.spec().id()));
-              }
               if (ok) {
+                record.placed(p.spec().id());
                 watch.placed(p.spec().id(), key.toString(), p.task().createdAt); // wait time, log
                 drain(); // the slot counted while assigning may now be counted once, not twice
               }
