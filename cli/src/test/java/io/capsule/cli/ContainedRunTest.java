@@ -73,11 +73,35 @@ class ContainedRunTest {
   }
 
   @Test
-  void autoWithoutBubblewrapRunsAndSaysSoInTheEvents() {
-    Cli.Result r = withoutBwrap("auto", ContainedRunTest::hello);
+  void autoWithoutBubblewrapRunsAndSaysSoInTheEventsAndTheTrace(@TempDir Path runs)
+      throws IOException {
+    Cli.Result r =
+        withoutBwrap(
+            "auto",
+            () ->
+                Cli.run(
+                    "run",
+                    Cli.HELLO.toString(),
+                    "--task",
+                    "hi",
+                    "--json",
+                    "--trace-dir",
+                    runs.toString()));
     assertEquals(0, r.exit(), r.out() + r.err());
     assertTrue(r.out().contains("\"code\":\"W-CAP-050\""), r.out());
     assertTrue(r.out().contains("/nonexistent/bwrap"), r.out());
+    String trace;
+    try (var files = Files.walk(runs)) {
+      trace =
+          Files.readString(
+              files
+                  .filter(f -> f.getFileName().toString().equals("trace.jsonl"))
+                  .findFirst()
+                  .get());
+    }
+    assertTrue(trace.contains("\"event_type\":\"harness_containment\""), trace);
+    assertTrue(trace.contains("\"contained\":false"), trace);
+    assertTrue(trace.contains("\"code\":\"W-CAP-050\""), trace);
   }
 
   @Test

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ctrl-C on a real {@code capsule run} process: the run is canceled the graceful way, the outcome
- * line is still printed, the exit code is 1 and the harness is gone.
+ * Ctrl-C on a real {@code capsule run} process, its harness contained: the run is canceled the
+ * graceful way (through the sandbox), the outcome line is still printed, the exit code is 1 and the
+ * harness is gone.
  */
 class CtrlCTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,7 +50,7 @@ class CtrlCTest {
 
     // env --default-signal: a JVM started with SIGINT ignored (a background CI job) would
     // otherwise never see Ctrl-C.
-    Process cli =
+    ProcessBuilder command =
         new ProcessBuilder(
                 "/usr/bin/env",
                 "--default-signal=INT",
@@ -62,8 +63,10 @@ class CtrlCTest {
                 "--task",
                 "wait",
                 "--json")
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
+            .redirectError(ProcessBuilder.Redirect.DISCARD);
+    // In the sandbox (CI installs bubblewrap and socat): the SIGINT must reach the harness there.
+    command.environment().put("CAPSULE_HARNESS_CONTAINMENT", "required");
+    Process cli = command.start();
     List<JsonNode> lines = new ArrayList<>();
     try (BufferedReader out =
         new BufferedReader(new InputStreamReader(cli.getInputStream(), StandardCharsets.UTF_8))) {

@@ -35,6 +35,35 @@ class DoctorCommandTest {
     assertTrue(r.out().contains("sandbox   ok: started, and the egress proxy answered"), r.out());
   }
 
+  /** Hosts, paths with their access and read-only, as the sandbox will apply them, then checked. */
+  @Test
+  void theEffectiveGrantsOfACapsuleAreListedAndTheSandboxStartsWithThem() throws IOException {
+    Path dir = Files.createDirectories(tmp.resolve("granted"));
+    String manifest =
+        Files.readString(Cli.HELLO.resolve("murmur.yaml"))
+            .replace("name: hello", "name: granted")
+            .replace("./harness/hello.sh", Cli.HELLO.resolve("harness/hello.sh").toString())
+            .replace(
+                "    allow: [HOME, PATH]\n",
+                "    allow: [HOME, PATH]\n"
+                    + "  network:\n    allow: [\"api.example.com:443\", \"*.example.org\"]\n"
+                    + "  harness:\n    paths:\n"
+                    + "      - { path: /srv/capsule-doctor-data, access: read }\n"
+                    + "      - { path: /var/tmp/capsule-doctor-state, access: read-write }\n"
+                    + "  filesystem:\n    read_only: true\n");
+    assertTrue(manifest.contains("read_only: true"), manifest);
+    Files.writeString(dir.resolve("murmur.yaml"), manifest);
+    Cli.Result r = Cli.run("doctor", dir.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("egress    api.example.com:443, *.example.org"), r.out());
+    assertTrue(r.out().contains("bind      /srv/capsule-doctor-data (read)"), r.out());
+    assertTrue(r.out().contains("bind      /var/tmp/capsule-doctor-state (read-write)"), r.out());
+    assertTrue(
+        r.out().contains("bind      " + dir.toAbsolutePath() + " (read, the capsule"), r.out());
+    assertTrue(r.out().contains("workdir   read-only (filesystem.read_only)"), r.out());
+    assertTrue(r.out().contains("sandbox   ok: started, and the egress proxy answered"), r.out());
+  }
+
   @Test
   void requiredContainmentWithoutBubblewrapIsNotReady() {
     String r = withSettings("required", () -> Cli.run("doctor", Cli.HELLO.toString()));

@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -114,7 +113,10 @@ class EmbeddedMetersTest {
     api.follow("t-cut", 0, id -> true); // it runs: the harness now pauses before its answer
     proxy.cut();
     // The run ends while the runner cannot reach its hub: its last frames wait for the reconnect.
-    await(() -> count(runnerMeters, "capsule.runner.runs.finished") == 1.0, "the run finished");
+    Await.until(
+        () -> count(runnerMeters, "capsule.runner.runs.finished") == 1.0,
+        Duration.ofSeconds(60),
+        "the run finished");
     double sentWhileCut = functionCount(runnerMeters, "capsule.runner.frames.sent");
     proxy.heal();
     List<HubApiClient.Sse> events = api.follow("t-cut", 0);
@@ -187,16 +189,6 @@ class EmbeddedMetersTest {
 
   private static double functionCount(MeterRegistry r, String name) {
     return r.get(name).functionCounter().count();
-  }
-
-  private static void await(BooleanSupplier done, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 60 s: " + what);
-      }
-      Thread.sleep(50); // polling a meter another system moves; bounded above
-    }
   }
 
   /**

@@ -463,8 +463,7 @@ class HubClusterKillTest {
       Path log)
       throws InterruptedException {
     try {
-      HubUnderSlowClientsTest.await(
-          () -> output.get().stream().anyMatch(l -> l.contains(text)), within, who);
+      Await.until(() -> output.get().stream().anyMatch(l -> l.contains(text)), within, who);
     } catch (AssertionError e) {
       throw new AssertionError(
           who

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -63,7 +62,8 @@ class HubUnderSlowClientsTest {
               new InetSocketAddress("127.0.0.1", hub.port()), 2_000, 20, Duration.ofMillis(1500))) {
         // Past 2,000 opened means some were closed at the header deadline (10 s) and reopened:
         // the whole attack is in place and the guard is acting on it.
-        await(() -> attack.connects() >= 2_200, Duration.ofSeconds(120), "the attack in place");
+        Await.until(
+            () -> attack.connects() >= 2_200, Duration.ofSeconds(120), "the attack in place");
 
         long start = System.nanoTime();
         ActorSystem<Void> runnerSystem = ActorSystem.create(Behaviors.empty(), "runner");
@@ -100,20 +100,6 @@ class HubUnderSlowClientsTest {
         }
       }
       assertTrue(hub.alive(), "the hub survived the attack");
-    }
-  }
-
-  /**
-   * Polls a condition every 200 ms up to {@code within} (a process outside: no probe to wait on).
-   */
-  static void await(BooleanSupplier condition, Duration within, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + within + ": " + what);
-      }
-      Thread.sleep(200);
     }
   }
 }

@@ -185,15 +185,12 @@ class LogLinesTest {
 
   private static void awaitLine(ListAppender<ILoggingEvent> logged, String start)
       throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      if (List.copyOf(logged.list).stream()
-          .anyMatch(e -> e.getFormattedMessage().startsWith(start))) {
-        return;
-      }
-      Thread.sleep(50); // the hub hears of the closed connection on its own time
-    }
-    throw new AssertionError("no log line starting " + start);
+    Await.until(
+        () ->
+            List.copyOf(logged.list).stream()
+                .anyMatch(e -> e.getFormattedMessage().startsWith(start)),
+        Duration.ofSeconds(30),
+        "a log line starting " + start);
   }
 
   /** Says the goal back, as a model would quote a prompt: the words reach the report only. */

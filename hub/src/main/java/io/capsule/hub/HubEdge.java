@@ -24,6 +24,9 @@ import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.http.javadsl.marshalling.sse.EventStreamMarshalling;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -50,6 +53,38 @@ final class HubEdge {
     void tell(HubBrain.Command message);
 
     <R> CompletionStage<R> ask(Function<ActorRef<R>, HubBrain.Command> message, Duration timeout);
+
+    /** The brain as a sharded entity: on whichever node sharding placed it. */
+    static Brain of(EntityRef<HubBrain.Command> entity) {
+      return new Brain() {
+        @Override
+        public void tell(HubBrain.Command message) {
+          entity.tell(message);
+        }
+
+        @Override
+        public <R> CompletionStage<R> ask(
+            Function<ActorRef<R>, HubBrain.Command> message, Duration timeout) {
+          return entity.ask(message::apply, timeout);
+        }
+      };
+    }
+
+    /** The brain as a plain actor of this node (a hub without a store's cluster). */
+    static Brain of(ActorRef<HubBrain.Command> actor, Scheduler scheduler) {
+      return new Brain() {
+        @Override
+        public void tell(HubBrain.Command message) {
+          actor.tell(message);
+        }
+
+        @Override
+        public <R> CompletionStage<R> ask(
+            Function<ActorRef<R>, HubBrain.Command> message, Duration timeout) {
+          return AskPattern.ask(actor, message::apply, timeout, scheduler);
+        }
+      };
+    }
   }
 
   /** What a client waits before trying again when the brain did not answer. */

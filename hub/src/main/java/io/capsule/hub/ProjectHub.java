@@ -212,7 +212,7 @@ final class ProjectHub {
     } else if (e instanceof HubEvent.RunnerUp) {
       queue.drain(); // a runner (maybe the one a queued task names) can take work
     } else if (e instanceof HubEvent.Reclaimed r) {
-      queue.reclaim(r.runner(), r.tasks()); // gone past dead-after: placed again
+      queue.reclaim(r.runner(), r.taskIds()); // gone past dead-after: placed again
     }
   }
 }

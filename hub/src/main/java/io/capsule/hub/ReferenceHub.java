@@ -24,7 +24,6 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
@@ -45,7 +44,7 @@ import org.apache.pekko.persistence.query.PersistenceQuery;
  */
 public final class ReferenceHub {
   /** As the hub's journal waits for its store: long enough for a busy database, still bounded. */
-  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration STORE_TIMEOUT = io.capsule.hub.store.HubStore.WRITE_TIMEOUT;
 
   /**
    * How long a node's API waits for the brain: a brain that is up answers in milliseconds; one
@@ -156,20 +155,7 @@ public final class ReferenceHub {
       // sharding can then place them, and move them, anywhere, whichever node runs the brain.
       sharding.init(Entity.of(QueueEntity.KEY, ctx -> QueueEntity.create(ctx.getEntityId())));
       EntityRef<HubBrain.Command> entity = sharding.entityRefFor(HubBrain.KEY, projectId);
-      brain =
-          new HubEdge.Brain() {
-            @Override
-            public void tell(HubBrain.Command message) {
-              entity.tell(message);
-            }
-
-            @Override
-            public <R> CompletionStage<R> ask(
-                java.util.function.Function<ActorRef<R>, HubBrain.Command> message,
-                Duration timeout) {
-              return entity.ask(message::apply, timeout);
-            }
-          };
+      brain = HubEdge.Brain.of(entity);
       stopBrain = () -> entity.tell(new HubBrain.Stop());
       alone = p.system().settings().config().getStringList("pekko.cluster.seed-nodes").isEmpty();
     } else {
@@ -178,20 +164,7 @@ public final class ReferenceHub {
               HubBrain.create(projectId, deps, () -> journal),
               "capsule-hub-brain-" + INSTANCES.incrementAndGet(),
               Props.empty());
-      brain =
-          new HubEdge.Brain() {
-            @Override
-            public void tell(HubBrain.Command message) {
-              actor.tell(message);
-            }
-
-            @Override
-            public <R> CompletionStage<R> ask(
-                java.util.function.Function<ActorRef<R>, HubBrain.Command> message,
-                Duration timeout) {
-              return AskPattern.ask(actor, message::apply, timeout, system.scheduler());
-            }
-          };
+      brain = HubEdge.Brain.of(actor, system.scheduler());
       stopBrain = () -> actor.tell(new HubBrain.Stop());
       alone = true;
     }

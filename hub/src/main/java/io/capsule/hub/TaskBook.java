@@ -61,6 +61,8 @@ final class TaskBook {
     private long idOffset;
     // Runners it was taken from, gone past dead-after: it is not placed on them again.
     private final Set<String> gaveUp = new java.util.TreeSet<>();
+    // The assignment as last sent: a task taken back is assigned again the same way.
+    private Optional<io.capsule.protocol.frame.TaskAssign> assignment = Optional.empty();
 
     Task(String id, String capsule, RunnerKey runner, ObjectNode spec) {
       this(id, capsule, Optional.of(runner), spec, "assigned");
@@ -117,6 +119,16 @@ final class TaskBook {
                     + io.capsule.config.diag.Code.E_HUB_008.id()
                     + ")");
       }
+    }
+
+    /** It was assigned as {@code a} (the frame as sent, or as the journal kept it). */
+    synchronized void assignedAs(io.capsule.protocol.frame.TaskAssign a) {
+      assignment = Optional.of(a);
+    }
+
+    /** The assignment it last got, if it ever got one. */
+    synchronized Optional<io.capsule.protocol.frame.TaskAssign> assignment() {
+      return assignment;
     }
 
     /** Runners it was taken from ({@link #takenFrom}), by id. */
@@ -360,6 +372,7 @@ final class TaskBook {
       if (!add(new Task(a.taskId(), capsule, entry.runner(), a.task().json()))) {
         get(a.taskId()).ifPresent(t -> t.placed(entry.runner()));
       }
+      get(a.taskId()).ifPresent(t -> t.assignedAs(a));
     } else if (entry.frame() instanceof io.capsule.protocol.frame.TaskCancel c) {
       if (io.capsule.hub.placement.Reclaim.isReclaim(c)) {
         get(c.taskId()).ifPresent(t -> t.takenFrom(entry.runner()));

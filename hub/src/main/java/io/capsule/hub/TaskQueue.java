@@ -212,12 +212,12 @@ final class TaskQueue {
    * Nothing is stored here: the brain journaled the cancel that took each task back ({@link
    * Reclaim}), from which a restarted hub takes them back again.
    */
-  void reclaim(RunnerKey dead, List<TaskAssign> tasks) {
+  void reclaim(RunnerKey dead, List<String> taskIds) {
     synchronized (this) {
-      for (int i = tasks.size() - 1; i >= 0; i--) {
-        TaskAssign a = tasks.get(i);
-        Optional<TaskBook.Task> task = book.get(a.taskId());
-        if (task.isEmpty() || task.get().finished() || isQueued(a.taskId())) {
+      for (int i = taskIds.size() - 1; i >= 0; i--) {
+        Optional<TaskBook.Task> task = book.get(taskIds.get(i));
+        Optional<TaskAssign> a = task.flatMap(TaskBook.Task::assignment);
+        if (a.isEmpty() || task.get().finished() || isQueued(taskIds.get(i))) {
           continue; // forgotten, finished, or already taken back (a restart's restore said it)
         }
         task.get().takenFrom(dead);
@@ -228,7 +228,7 @@ final class TaskQueue {
                   "canceled; runner " + dead.runnerId() + " was gone before it confirmed");
           continue;
         }
-        queue.addFirst(Pending.reclaimed(a, task.get()));
+        queue.addFirst(Pending.reclaimed(a.get(), task.get()));
       }
     }
     drain();
@@ -353,6 +353,8 @@ final class TaskQueue {
     }
     RunnerKey key = new RunnerKey(projectId, runnerId);
     p.task().placed(key);
+    // Before it is sent: a runner that dies right after gives back a task the book can re-assign.
+    p.task().assignedAs(new TaskAssign(p.spec(), p.role(), p.invocation()));
     return hub.assign(key, p.spec(), p.role(), p.invocation())
         .handle(
             (ok, e) -> {

@@ -164,10 +164,18 @@ public final class CapsuleClusterKit implements AutoCloseable {
 
   /** Waits until every live node sees {@code n} members up. */
   public void awaitUp(int n) {
+    awaitUp(n, SETTLE);
+  }
+
+  /**
+   * Waits at most {@code bound} until every live node sees {@code n} members up (e.g. nodes in
+   * other JVMs, whose start-up may take longer than {@link #SETTLE} on a loaded machine).
+   */
+  public void awaitUp(int n, Duration bound) {
     List<ActorSystem<Void>> live = live();
     TestProbe<Object> probe = TestProbe.create(live.get(0));
     probe.awaitAssert(
-        SETTLE,
+        bound,
         () -> {
           for (ActorSystem<Void> s : live) {
             long up = members(s).stream().filter(m -> m.status() == MemberStatus.up()).count();

@@ -1,15 +1,17 @@
 package io.capsule.testkit;
 
 import static io.capsule.testkit.ShardedRuns.RUNNER;
+import static io.capsule.testkit.ShardedRuns.assertLostAttemptKeptAndMarked;
 import static io.capsule.testkit.ShardedRuns.awaitHost;
 import static io.capsule.testkit.ShardedRuns.events;
-import static io.capsule.testkit.ShardedRuns.hostOf;
 import static io.capsule.testkit.ShardedRuns.outcome;
+import static io.capsule.testkit.ShardedRuns.recordUntilHost;
 import static io.capsule.testkit.ShardedRuns.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.cluster.NodeSlots;
 import io.capsule.runtime.javadsl.CapsuleSharding;
@@ -19,11 +21,13 @@ import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,15 +42,22 @@ class CapsuleShardingClusterTest {
   @Test
   void aRunStartedOnANodeWithoutTheRoleRunsOnARunnerAndACancelFromAThirdNodeEndsIt()
       throws Exception {
+    // The role is configured (capsule.sharding.role): node 0 has only the default role, so it is
+    // a caller like node 2; node 1, with the configured role, is the only runner.
     try (CapsuleClusterKit cluster =
-        CapsuleClusterKit.start(List.of(Set.of(), Set.of(RUNNER), Set.of()))) {
+        CapsuleClusterKit.start(
+            List.of(Set.of(RUNNER), Set.of("gpu-runner"), Set.of()),
+            ConfigFactory.parseString("capsule.sharding.role = gpu-runner"))) {
       List<CapsuleSharding> s =
           new ShardedRuns(dir).init(cluster, "slow", Duration.ofSeconds(60), 4);
-      assertFalse(s.get(0).hostsRuns());
+      assertEquals("gpu-runner", s.get(0).settings().role());
+      assertFalse(s.get(0).hostsRuns(), "the default role is not the configured one");
+      assertTrue(s.get(1).hostsRuns());
+      assertFalse(s.get(2).hostsRuns());
       TestProbe<RunEvent> probe = TestProbe.create(cluster.node(0));
       RunRequest req = request("slow");
       RunHandle handle = s.get(0).start(req, probe.ref());
-      assertEquals("n1", awaitHost(probe), "the only runner node hosts it");
+      assertEquals("n1", awaitHost(probe), "the only node with the configured role hosts it");
 
       s.get(2).cancel(req.taskId(), "from the third node");
       RunOutcome o = handle.outcome().toCompletableFuture().join();
@@ -110,30 +121,17 @@ class CapsuleShardingClusterTest {
       assertEquals(RunStatus.FAILED, o.status());
       assertEquals(Optional.of("E-CLU-001"), o.code(), o.message());
 
-      // With one retry: the next host dies too; the run starts again and completes, once.
+      // With one retry: the next host dies too; the run starts again and completes, once, with the
+      // lost attempt's events kept and marked.
       TestProbe<RunEvent> retried = TestProbe.create(cluster.node(0));
       s.get(0).start(request("pause").retryOnNodeLoss(1), retried.ref());
-      String first = awaitHost(retried);
-      cluster.stopAbruptly(Integer.parseInt(first.substring(1)));
-      List<RunEvent> all = events(retried);
-      RunOutcome done = outcome(all);
-      assertEquals(RunStatus.DONE, done.status(), done.message());
-      List<RunEvent.AttemptLost> marks =
-          all.stream()
-              .filter(e -> e instanceof RunEvent.AttemptLost)
-              .map(e -> (RunEvent.AttemptLost) e)
-              .toList();
-      assertEquals(1, marks.size(), "one lost attempt marked");
-      assertEquals(1, marks.get(0).attempt());
-      assertEquals("E-CLU-001", marks.get(0).code());
-      String second =
-          hostOf(
-              all.stream()
-                  .filter(e -> e instanceof RunEvent.TextCompleted)
-                  .findFirst()
-                  .orElseThrow());
-      assertFalse(second.equals(first), "ran again on another node");
-      assertEquals(Optional.of("done on " + second), done.result());
+      List<RunEvent> all = new ArrayList<>();
+      String first = recordUntilHost(retried, all);
+      int firstIndex = Integer.parseInt(first.substring(1));
+      String firstAddress = Cluster.get(cluster.node(firstIndex)).selfMember().address().toString();
+      cluster.stopAbruptly(firstIndex);
+      all.addAll(events(retried));
+      assertLostAttemptKeptAndMarked(all, first, firstAddress);
     }
   }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.cluster.NodeSlots;
+import io.capsule.runtime.cluster.RunEntity;
 import io.capsule.runtime.javadsl.CapsuleSharding;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunHandle;
@@ -17,6 +18,8 @@ import io.capsule.runtime.javadsl.RunStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +28,10 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.ShardRegion;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,30 +46,79 @@ class CapsuleShardingScaleTest {
         CapsuleClusterKit.start(List.of(Set.of(), Set.of(RUNNER), Set.of(RUNNER)))) {
       List<CapsuleSharding> s =
           new ShardedRuns(dir).init(cluster, "quick", Duration.ofMillis(50), 4);
-      List<RunHandle> handles = new ArrayList<>();
+      // Each start's events go to a listener on the node that started it: a duplicate outcome
+      // would show there (a handle's future completes only once and would hide it).
+      List<TestProbe<RunEvent>> listeners = new ArrayList<>();
+      for (int n = 0; n < 3; n++) {
+        listeners.add(TestProbe.create(cluster.node(n)));
+      }
+      Set<String> tasks = new HashSet<>();
       for (int i = 0; i < 200; i++) {
         // Started from every node in turn, the one without the role included.
-        handles.add(s.get(i % 3).start(request("quick")));
+        RunRequest r = request("quick");
+        tasks.add(r.taskId());
+        s.get(i % 3).start(r, listeners.get(i % 3).ref());
       }
+      Map<String, Integer> outcomesPerTask = new HashMap<>();
       Map<String, Integer> perNode = new TreeMap<>();
-      for (RunHandle h : handles) {
-        RunOutcome o = h.outcome().toCompletableFuture().get(5, TimeUnit.MINUTES);
-        assertEquals(RunStatus.DONE, o.status(), o.message());
-        String node = o.result().orElseThrow().substring("done on ".length());
-        perNode.merge(node, 1, Integer::sum);
+      for (int n = 0; n < 3; n++) {
+        int started = (200 - n + 2) / 3; // starts i with i % 3 == n
+        for (int seen = 0; seen < started; ) {
+          RunEvent e = listeners.get(n).receiveMessage(WAIT.multipliedBy(5));
+          if (e instanceof RunEvent.Finished f) {
+            RunOutcome o = f.outcome();
+            assertEquals(RunStatus.DONE, o.status(), o.message());
+            outcomesPerTask.merge(o.taskId(), 1, Integer::sum);
+            perNode.merge(o.result().orElseThrow().substring("done on ".length()), 1, Integer::sum);
+            seen++;
+          }
+        }
       }
+      for (TestProbe<RunEvent> l : listeners) {
+        l.expectNoMessage(Duration.ofSeconds(1));
+      }
+      assertEquals(tasks, outcomesPerTask.keySet(), "every task ended");
+      assertEquals(
+          Set.of(1),
+          Set.copyOf(outcomesPerTask.values()),
+          "one outcome per task: " + outcomesPerTask);
       assertEquals(Set.of("n1", "n2"), perNode.keySet(), "only runner nodes ran: " + perNode);
       long granted = 0;
       for (int i = 1; i <= 2; i++) {
         NodeSlots.Stats stats =
             s.get(i).slotStats().orElseThrow().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        assertTrue(stats.peak() <= 4, "never above max-concurrent: " + stats);
+        assertEquals(4, stats.peak(), "full at times, never above max-concurrent: " + stats);
         assertEquals(0, stats.held(), "every slot given back: " + stats);
         granted += stats.granted();
       }
       assertEquals(200, granted, "one slot, so one run, per task");
       assertEquals(Optional.empty(), s.get(0).slotStats(), "the caller-only node has no slots");
+      // Each entity passivated once its outcome was delivered: no runner node keeps one.
+      for (int i = 1; i <= 2; i++) {
+        ActorSystem<Void> node = cluster.node(i);
+        listeners
+            .get(0)
+            .awaitAssert(
+                WAIT,
+                () -> {
+                  assertEquals(Set.of(), runEntities(node), node.address() + " hosts entities");
+                  return null;
+                });
+      }
     }
+  }
+
+  /** The run entities a node hosts now (Pekko's shard region state). */
+  private static Set<String> runEntities(ActorSystem<?> node) {
+    TestProbe<ShardRegion.CurrentShardRegionState> state = TestProbe.create(node);
+    ClusterSharding.get(node)
+        .shardState()
+        .tell(new GetShardRegionState(RunEntity.TYPE_KEY, state.ref()));
+    Set<String> ids = new HashSet<>();
+    for (ShardRegion.ShardState shard : state.receiveMessage(WAIT).getShards()) {
+      ids.addAll(shard.getEntityIds());
+    }
+    return ids;
   }
 
   @Test

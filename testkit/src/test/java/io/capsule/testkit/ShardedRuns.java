@@ -1,6 +1,8 @@
 package io.capsule.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.manifest.Manifest;
 import io.capsule.runtime.CapsuleRef;
@@ -11,12 +13,14 @@ import io.capsule.runtime.javadsl.CapsuleShardingSettings;
 import io.capsule.runtime.javadsl.EmbeddedRuntime;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
@@ -138,6 +142,65 @@ final class ShardedRuns {
 
   static String hostOf(RunEvent e) {
     return ((RunEvent.TextCompleted) e).text().substring("on ".length());
+  }
+
+  /**
+   * Receives every event into {@code into} until the run says which node it runs on (its first
+   * {@code TextCompleted}); returns that node's label. Unlike {@link #awaitHost}, nothing is
+   * dropped: a retried run's lost attempt can be checked afterwards.
+   */
+  static String recordUntilHost(TestProbe<RunEvent> probe, List<RunEvent> into) {
+    while (true) {
+      RunEvent e = probe.receiveMessage(WAIT);
+      into.add(e);
+      if (e instanceof RunEvent.TextCompleted) {
+        return hostOf(e);
+      }
+    }
+  }
+
+  /**
+   * Checks a run whose first host ({@code lostLabel}, at cluster address {@code lostAddress}) was
+   * lost, retried once: the lost attempt's events are all there, before exactly one {@code
+   * AttemptLost} that marks them (attempt 1, {@code E-CLU-001}, the lost node's address); every
+   * event after the mark is the second attempt's, on another node; one outcome, {@code done}, last.
+   *
+   * @return the label of the node that ran the second attempt
+   */
+  static String assertLostAttemptKeptAndMarked(
+      List<RunEvent> all, String lostLabel, String lostAddress) {
+    RunOutcome done = outcome(all);
+    assertEquals(RunStatus.DONE, done.status(), done.message());
+    List<Integer> marks = new ArrayList<>();
+    for (int i = 0; i < all.size(); i++) {
+      if (all.get(i) instanceof RunEvent.AttemptLost) {
+        marks.add(i);
+      }
+    }
+    assertEquals(1, marks.size(), "one lost attempt, marked once: " + all);
+    int mark = marks.get(0);
+    RunEvent.AttemptLost lost = (RunEvent.AttemptLost) all.get(mark);
+    assertEquals(1, lost.attempt());
+    assertEquals("E-CLU-001", lost.code());
+    assertEquals(lostAddress, lost.node());
+    List<String> before = hosts(all.subList(0, mark));
+    List<String> after = hosts(all.subList(mark + 1, all.size()));
+    assertEquals(List.of(lostLabel), before, "the lost attempt's events are kept before the mark");
+    assertEquals(1, after.size(), "the second attempt's events follow the mark: " + all);
+    String second = after.get(0);
+    assertNotEquals(lostLabel, second, "ran again on another node");
+    assertEquals(Optional.of("done on " + second), done.result());
+    assertTrue(
+        all.subList(0, mark).stream().noneMatch(e -> e instanceof RunEvent.Finished),
+        "no outcome for the lost attempt");
+    return second;
+  }
+
+  private static List<String> hosts(List<RunEvent> events) {
+    return events.stream()
+        .filter(e -> e instanceof RunEvent.TextCompleted)
+        .map(ShardedRuns::hostOf)
+        .toList();
   }
 
   static String awaitHost(TestProbe<RunEvent> probe) {

@@ -91,6 +91,10 @@ public enum Code {
       "the run's clean-up (trace flush, files directory removal) did not finish in time; the"
           + " report went out without waiting for it",
       "check the work root's disk and the blocking dispatcher's load; the trace may be cut short"),
+  W_RUN_046(
+      "the harness did not exit within 30 s of being killed; the run reported without its exit",
+      "check the runner's io dispatcher and for processes stuck in the kernel (state D); its"
+          + " process group is killed as soon as the spawn returns"),
   // --- runs sharded in an embedding application's Pekko Cluster (CapsuleSharding) ---
   E_CLU_001(
       "the cluster node hosting the run left or died; its harness died with it",

@@ -249,6 +249,29 @@ class CapsuleSettingsTest {
   }
 
   @Test
+  void harnessContainmentIsAutoByDefaultAndTakesOnlyItsThreeValues() {
+    assertEquals(HarnessSettings.Containment.AUTO, DEFAULTS.harness().containment());
+    assertEquals(
+        HarnessSettings.Containment.REQUIRED,
+        DEFAULTS
+            .withOverrides(Map.of("capsule.harness.containment", "required"))
+            .harness()
+            .containment());
+    assertEquals(
+        HarnessSettings.Containment.OFF,
+        DEFAULTS
+            .withOverrides(Map.of("capsule.harness.containment", "off"))
+            .harness()
+            .containment());
+    SettingsInvalid e =
+        assertThrows(
+            SettingsInvalid.class,
+            () -> DEFAULTS.withOverrides(Map.of("capsule.harness.containment", "sometimes")));
+    assertEquals("capsule.harness.containment", e.diagnostic().details().get("key"));
+    assertTrue(e.diagnostic().message().contains("auto, required or off"), e.diagnostic()::message);
+  }
+
+  @Test
   void aKeyOverriddenWithNullIsReportedMissing() {
     SettingsInvalid e =
         assertThrows(

@@ -157,6 +157,7 @@ public final class ComponentBinary {
       return new LiftResolver(facts).resolve();
     }
     CoreGraph graph = GraphReader.read(bytes);
+    HostImportChecks.check(graph, facts.modules.stream().map(ComponentFacts.Module::info).toList());
     return new LiftResolver(facts).resolveLinked(graph);
   }
 

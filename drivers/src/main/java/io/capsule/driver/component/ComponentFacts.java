@@ -64,22 +64,30 @@ final class ComponentFacts {
       int start = in.position();
       in.skip(size);
       ByteReader s = new ByteReader(bytes, start, in.position());
-      switch (id) {
-        case 0, 3, 5, 7 -> {
-          // custom, core types, component instances, types: nothing the host needs
-        }
-        case 1 -> facts.module(bytes, start, in.position());
-        case 2 -> facts.coreInstances(s);
-        case 4 -> facts.nestedComponent(bytes, start, in.position());
-        case 6 -> facts.aliases(s);
-        case 8 -> facts.canons(s);
-        case 9 -> facts.unsupported("it has a component start function");
-        case 10 -> facts.imports(s);
-        case 11 -> facts.exports(s);
-        default -> throw new Malformed("unknown component section id " + id);
+      try {
+        facts.section(id, s, bytes, start, in.position());
+      } catch (Malformed e) {
+        throw GraphReader.inSection(id, start, e);
       }
     }
     return facts;
+  }
+
+  private void section(int id, ByteReader s, byte[] bytes, int from, int to) throws Malformed {
+    switch (id) {
+      case 0, 3, 5, 7 -> {
+        // custom, core types, component instances, types: nothing the host needs
+      }
+      case 1 -> module(bytes, from, to);
+      case 2 -> coreInstances(s);
+      case 4 -> nestedComponent(bytes, from, to);
+      case 6 -> aliases(s);
+      case 8 -> canons(s);
+      case 9 -> unsupported("it has a component start function");
+      case 10 -> imports(s);
+      case 11 -> exports(s);
+      default -> throw new Malformed("unknown component section id " + id);
+    }
   }
 
   private void module(byte[] bytes, int from, int to) throws Malformed {
@@ -118,6 +126,9 @@ final class ComponentFacts {
 
   /** A nested component holding core modules would run code the host never sees: refused. */
   private void nestedComponent(byte[] bytes, int from, int to) throws Malformed {
+    if (to - from < 8) {
+      throw new Malformed("a nested component shorter than its preamble");
+    }
     ByteReader in = new ByteReader(bytes, from + 8, to);
     while (!in.atEnd()) {
       int id = in.u8();

@@ -57,39 +57,77 @@ final class GraphReader {
       int start = in.position();
       in.skip(size);
       ByteReader s = new ByteReader(bytes, start, in.position());
-      switch (id) {
-        case 0 -> {
-          // custom sections carry names and producers only
-        }
-        case 1 -> modules.add(Arrays.copyOfRange(bytes, start, in.position()));
-        case 2 -> coreInstances(s);
-        case 3 -> {
-          // core types are only referred to by nested module types, which the host never reads
-        }
-        case 4 -> {
-          // a nested component (wit-component's type-ascribing shim for the export); one holding
-          // code of its own is refused by ComponentFacts before this reader runs
-        }
-        case 5 -> {
-          int n = s.u32();
-          for (int i = 0; i < n; i++) {
-            instances.add(null);
-          }
-        }
-        case 6 -> aliases(s);
-        case 7 -> {
-          int n = s.u32();
-          for (int i = 0; i < n; i++) {
-            types.add(null);
-          }
-        }
-        case 8 -> canons(s);
-        case 9 -> throw unsupported("start", "a component start function");
-        case 10 -> imports(s);
-        case 11 -> exports(s);
-        default -> throw new Malformed("unknown component section id " + id);
+      try {
+        section(id, s, bytes, start, in.position());
+      } catch (Malformed e) {
+        throw inSection(id, start, e);
       }
     }
+  }
+
+  private static final List<String> SECTIONS =
+      List.of(
+          "custom",
+          "core module",
+          "core instance",
+          "core type",
+          "component",
+          "instance",
+          "alias",
+          "type",
+          "canon",
+          "start",
+          "import",
+          "export");
+
+  /** {@code e} with the section it was found in, as every reader of the component reports it. */
+  static Malformed inSection(int id, int offset, Malformed e) {
+    String name = id >= 0 && id < SECTIONS.size() ? SECTIONS.get(id) : "unknown (id " + id + ")";
+    return new Malformed("its " + name + " section at offset " + offset + ": " + e.getMessage());
+  }
+
+  private void section(int id, ByteReader s, byte[] bytes, int start, int end) throws Malformed {
+    switch (id) {
+      case 0 -> {
+        // custom sections carry names and producers only
+      }
+      case 1 -> modules.add(Arrays.copyOfRange(bytes, start, end));
+      case 2 -> coreInstances(s);
+      case 3 -> {
+        // core types are only referred to by nested module types, which the host never reads
+      }
+      case 4 -> {
+        // a nested component (wit-component's type-ascribing shim for the export); one holding
+        // code of its own is refused by ComponentFacts before this reader runs
+      }
+      case 5 -> {
+        int n = count(s);
+        for (int i = 0; i < n; i++) {
+          instances.add(null);
+        }
+      }
+      case 6 -> aliases(s);
+      case 7 -> {
+        int n = count(s);
+        for (int i = 0; i < n; i++) {
+          types.add(null);
+        }
+      }
+      case 8 -> canons(s);
+      case 9 -> throw unsupported("start", "a component start function");
+      case 10 -> imports(s);
+      case 11 -> exports(s);
+      default -> throw new Malformed("unknown component section id " + id);
+    }
+  }
+
+  /** A vector's length: each element takes at least a byte, so more than the rest is malformed. */
+  private static int count(ByteReader s) throws Malformed {
+    int n = s.u32();
+    if (n < 0 || n > s.remaining()) {
+      throw new Malformed("a vector of " + Integer.toUnsignedString(n) + " does not fit");
+    }
+    return n;
   }
 
   private void coreInstances(ByteReader s) throws Malformed {
@@ -122,7 +160,7 @@ final class GraphReader {
           String name = s.name();
           int sort = s.u8();
           int index = s.u32();
-          CoreGraph.Item item = item(coreSpace(sort), index, name);
+          CoreGraph.Item item = item(coreSpace(sort, "core instance"), index, name);
           exports.put(name, item);
         }
         coreInstances.add(new CoreGraph.Bundle(exports));
@@ -132,14 +170,13 @@ final class GraphReader {
     }
   }
 
-  private List<CoreGraph.Item> coreSpace(int sort) throws Malformed {
+  private List<CoreGraph.Item> coreSpace(int sort, String section) throws Malformed {
     return switch (sort) {
       case 0x00 -> coreFuncs;
       case 0x01 -> coreTables;
       case 0x02 -> coreMemories;
       case 0x03 -> coreGlobals;
-      default ->
-          throw unsupported("core instance", "a core instance export of sort 0x" + hex(sort));
+      default -> throw unsupported(section, "a core item of sort 0x" + hex(sort));
     };
   }
 
@@ -174,7 +211,7 @@ final class GraphReader {
           if (sort != 0x00) {
             throw new Malformed("a core export alias must have a core sort");
           }
-          coreSpace(coreSort).add(new CoreGraph.Export(instance, name));
+          coreSpace(coreSort, "alias").add(new CoreGraph.Export(instance, name));
         }
         case 0x02 -> { // outer
           s.u32();

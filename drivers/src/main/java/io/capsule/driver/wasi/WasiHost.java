@@ -78,14 +78,22 @@ public final class WasiHost {
    */
   public HostFunction function(String iface, String name) {
     String base =
-        WasiInterfaces.served(iface).orElseThrow(() -> notServed(iface + "#" + name, iface));
-    return lookup(base, name).orElseThrow(() -> notServed(iface + "#" + name, iface));
+        WasiInterfaces.served(iface)
+            .filter(b -> WasiFunctions.signature(b, name).isPresent())
+            .orElseThrow(() -> notServed(iface + "#" + name, iface));
+    return lookup(base, name)
+        .orElseThrow(() -> new IllegalStateException("WasiFunctions lists unserved " + name));
   }
 
-  /** {@code resource.drop} for a resource an imported interface defines. */
+  /**
+   * {@code resource.drop} for a resource an imported interface defines or uses ({@code
+   * output-stream} as {@code wasi:cli/stdout} names it is {@code wasi:io/streams}'s).
+   */
   public HostFunction drop(String iface, String resource) {
-    String base = WasiInterfaces.served(iface).orElseThrow(() -> notServed(resource, iface));
-    String type = base + "#" + resource;
+    String type =
+        WasiInterfaces.served(iface)
+            .flatMap(base -> WasiFunctions.resourceType(base, resource))
+            .orElseThrow(() -> notServed("resource " + resource, iface));
     return (g, a) -> {
       handles.drop((int) a[0], type);
       return NONE;
@@ -95,6 +103,7 @@ public final class WasiHost {
   /** Whether {@code iface#name} is served (for listings and tests). */
   public static boolean serves(String iface, String name) {
     return WasiInterfaces.served(iface)
+        .filter(base -> WasiFunctions.signature(base, name).isPresent())
         .flatMap(base -> new WasiHost().lookup(base, name))
         .isPresent();
   }

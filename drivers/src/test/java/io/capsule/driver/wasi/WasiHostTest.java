@@ -151,6 +151,33 @@ class WasiHostTest {
   }
 
   @Test
+  void eachInstanceHasItsOwnHandleTable() {
+    int out = stdout();
+    WasiHost other = new WasiHost();
+    WasiTrap e =
+        assertThrows(
+            WasiTrap.class,
+            () ->
+                other
+                    .function("wasi:io/streams" + V, "[method]output-stream.check-write")
+                    .call(guest, new long[] {out, RET}));
+    assertTrue(e.getMessage().contains("no such handle is live"), e.getMessage());
+    assertEquals(1, host.handles().live());
+    assertEquals(0, other.handles().live());
+  }
+
+  @Test
+  void aResourceDropsUnderTheNameOfAnInterfaceThatUsesIt() {
+    int out = stdout();
+    // wit-component may alias output-stream from wasi:cli/stdout, which uses wasi:io/streams's
+    host.drop("wasi:cli/stdout" + V, "output-stream").call(guest, new long[] {out});
+    assertEquals(0, host.handles().live());
+    DriverException e =
+        assertThrows(DriverException.class, () -> host.drop("wasi:cli/exit" + V, "output-stream"));
+    assertEquals(Code.E_RUN_032, e.code());
+  }
+
+  @Test
   void aHandleOfAnotherTypeIsRefused() {
     int stdin = (int) call("wasi:cli/stdin", "get-stdin")[0];
     WasiTrap e =

@@ -22,11 +22,10 @@ import java.util.Set;
 
 /**
  * The hub's state rebuilt from its journal: per runner, the sequencing ({@link SeqState}) and the
- * tasks assigned and not yet reported; which runner owns which open task, and the assignment it
- * got; the tasks taken back from a runner gone past {@code dead-after} ({@link Reclaim}'s cancel)
- * and not yet placed again, which the brain hands to the queue once more. Pure: built before the
- * hub's actor starts, so a journal that does not replay fails whoever starts the hub, not a running
- * hub.
+ * tasks assigned and not yet reported; which runner owns which open task; the tasks taken back from
+ * a runner gone past {@code dead-after} ({@link Reclaim}'s cancel) and not yet placed again, which
+ * the brain hands to the queue once more. Pure: built before the hub's actor starts, so a journal
+ * that does not replay fails whoever starts the hub, not a running hub.
  */
 final class HubRestore {
 
@@ -35,11 +34,9 @@ final class HubRestore {
 
   private final Map<RunnerKey, Runner> runners = new HashMap<>();
   private final Map<String, RunnerKey> taskOwner = new HashMap<>();
-  private final Map<String, TaskAssign> assigns = new HashMap<>();
-  private final Map<String, Taken> taken = new LinkedHashMap<>();
+  private final Map<String, Taken> taken = new LinkedHashMap<>(); // key: owned(...)
 
-  /** A task taken back from {@code runner} and not placed again yet. */
-  record Taken(RunnerKey runner, TaskAssign assign) {}
+  private record Taken(RunnerKey runner, String taskId) {}
 
   private HubRestore() {}
 
@@ -64,23 +61,19 @@ final class HubRestore {
           throw inconsistent(n, e, "the hub's next seq for the task is " + numbered.seq());
         }
         String key = owned(e.runner().projectId(), task);
-        if (f instanceof TaskAssign a) {
+        if (f instanceof TaskAssign) {
           RunnerKey before = r.taskOwner.get(key);
           if (before != null && r.runners.containsKey(before)) {
             r.runners.get(before).openTasks().remove(task); // moved without a reclaim: be safe
           }
           s.openTasks().add(task);
           r.taskOwner.put(key, e.runner());
-          r.assigns.put(key, a);
           r.taken.remove(key);
         } else if (f instanceof TaskCancel c
             && Reclaim.isReclaim(c)
             && s.openTasks().remove(task)) {
           r.taskOwner.remove(key);
-          TaskAssign a = r.assigns.remove(key);
-          if (a != null) {
-            r.taken.put(key, new Taken(e.runner(), a));
-          }
+          r.taken.put(key, new Taken(e.runner(), task));
         }
       } else {
         Receipt receipt = s.seq().receive(f);
@@ -90,7 +83,6 @@ final class HubRestore {
         if (f instanceof TaskReport) {
           s.openTasks().remove(task);
           r.taskOwner.remove(owned(e.runner().projectId(), task));
-          r.assigns.remove(owned(e.runner().projectId(), task));
         }
       }
     }
@@ -106,14 +98,16 @@ final class HubRestore {
     return taskOwner;
   }
 
-  /** Open task → the assignment its runner got; the key is {@link #owned}. */
-  Map<String, TaskAssign> assigns() {
-    return assigns;
-  }
-
-  /** Tasks taken back from dead runners and not placed again, in the order they were taken. */
-  List<Taken> taken() {
-    return List.copyOf(taken.values());
+  /**
+   * Tasks taken back from dead runners and not placed again: per runner they were taken from, in
+   * the order they were taken.
+   */
+  Map<RunnerKey, List<String>> taken() {
+    Map<RunnerKey, List<String>> out = new LinkedHashMap<>();
+    for (Taken t : taken.values()) {
+      out.computeIfAbsent(t.runner(), k -> new java.util.ArrayList<>()).add(t.taskId());
+    }
+    return out;
   }
 
   /** Tasks assigned and not yet reported, over all runners. */

@@ -3,76 +3,68 @@ package io.capsule.hub.runner;
 import io.capsule.hub.placement.Reclaim;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
-import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 
 /**
- * What the brain ({@link HubCore}) does when a runner's connection has been gone longer than {@code
- * dead-after}: it takes the runner's unfinished tasks back so the queue places them again. It keeps
- * the assignment each open task got (a task placed again is assigned as it was), and for each task
- * it takes back it journals and buffers the {@link Reclaim} cancel to the dead runner first: the
- * runner hears it when it resumes, and a restarted hub reads from it that the task was taken back
- * ({@link HubRestore#taken}). Touched by the brain's actor only.
+ * What the brain ({@link HubCore}) does to a runner whose connection has been gone longer than
+ * {@code dead-after}: it takes the runner's unfinished tasks back so the queue places them again.
+ * For each task it numbers the {@link Reclaim} cancel to the dead runner, which the brain journals
+ * before the task's new assignment: the runner hears it when it resumes, and a restarted hub reads
+ * from it that the task was taken back ({@link HubRestore#taken}). Touched by the brain's actor
+ * only.
  */
 final class RunnerDeath {
-  private final Map<String, TaskAssign> assigns; // key: HubRestore.owned(project, task)
+  private RunnerDeath() {}
 
-  RunnerDeath(Map<String, TaskAssign> restored) {
-    this.assigns = new HashMap<>(restored);
-  }
+  /**
+   * One task taken back, with the cancel to journal; none when the runner's replay buffer is full
+   * (its frames for the task are refused all the same once the task is placed elsewhere).
+   */
+  record Taken(String taskId, Optional<BrainSession.Numbered<TaskCancel>> cancel) {}
 
   /** The timer key of a runner's death watch. */
   static String timer(RunnerKey key) {
     return "dead-" + HubRestore.owned(key.projectId(), key.runnerId());
   }
 
-  void assigned(RunnerKey key, TaskAssign a) {
-    assigns.put(HubRestore.owned(key.projectId(), a.taskId()), a);
-  }
-
-  void finished(RunnerKey key, String taskId) {
-    assigns.remove(HubRestore.owned(key.projectId(), taskId));
-  }
-
   /**
-   * Takes every open task from {@code s}, the session of {@code key}, gone past dead-after: the
-   * cancel is journaled and buffered for the runner, then the task leaves its open tasks and the
-   * owner map. Returns the assignments taken back, in the order they were assigned; empty when the
-   * journal failed (the caller halts: nothing after the failed write was changed). A cancel the
-   * runner's full replay buffer refuses is skipped (logged): its frames for the task are refused
-   * all the same once the task is placed elsewhere.
+   * Takes every open task from {@code s}, the session of {@code key}: numbers its cancel, removes
+   * it from the open tasks and the owner map. In the order the tasks were assigned.
    */
-  Optional<List<TaskAssign>> reclaim(
+  static List<Taken> takeBack(
       RunnerKey key,
       BrainSession s,
       Map<String, RunnerKey> taskOwner,
       ProtocolConfig config,
-      BrainJournal journal,
       Logger log) {
-    List<TaskAssign> taken = new ArrayList<>();
+    List<Taken> taken = new ArrayList<>();
     for (String task : List.copyOf(s.openTasks)) {
-      String owned = HubRestore.owned(key.projectId(), task);
-      TaskCancel cancel = Reclaim.cancel(task, key.runnerId(), config.deadAfter());
+      Optional<BrainSession.Numbered<TaskCancel>> cancel;
       try {
-        if (s.send(key, cancel, config.frameCapBytes(), journal).isEmpty()) {
-          return Optional.empty();
-        }
+        cancel =
+            Optional.of(
+                s.number(
+                    key,
+                    Reclaim.cancel(task, key.runnerId(), config.deadAfter()),
+                    config.frameCapBytes()));
       } catch (ProtocolException e) {
         log.warn("{}: the cancel of {} was not buffered: {}", key, task, e.diagnostic());
+        cancel = Optional.empty();
       }
       s.openTasks.remove(task);
-      taskOwner.remove(owned);
-      TaskAssign a = assigns.remove(owned);
-      if (a != null) {
-        taken.add(a);
-      }
+      taskOwner.remove(HubRestore.owned(key.projectId(), task));
+      taken.add(new Taken(task, cancel));
     }
-    return Optional.of(taken);
+    log.warn(
+        "{}: gone longer than dead-after ({}), tasks taken back to be placed again: {}",
+        key,
+        config.deadAfter(),
+        taken.stream().map(Taken::taskId).toList());
+    return taken;
   }
 }

@@ -3,7 +3,6 @@ package io.capsule.hub.store;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.Hello;
-import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 
@@ -28,12 +27,12 @@ public sealed interface HubEvent {
   record Report(RunnerKey runner, TaskReport report) implements HubEvent {}
 
   /**
-   * The runner was gone longer than {@code dead-after}: these unfinished tasks (as they were
-   * assigned) were taken from it ({@code E-HUB-008}) to be placed again.
+   * The runner was gone longer than {@code dead-after}: these unfinished tasks were taken from it
+   * ({@code E-HUB-008}) to be placed again.
    */
-  record Reclaimed(RunnerKey runner, java.util.List<TaskAssign> tasks) implements HubEvent {
+  record Reclaimed(RunnerKey runner, java.util.List<String> taskIds) implements HubEvent {
     public Reclaimed {
-      tasks = java.util.List.copyOf(tasks);
+      taskIds = java.util.List.copyOf(taskIds);
     }
   }
 

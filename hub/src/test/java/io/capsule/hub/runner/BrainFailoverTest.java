@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.Await;
 import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.store.HubStore;
@@ -201,20 +202,15 @@ class BrainFailoverTest {
   }
 
   private static void awaitUp(ActorTestKit node, int members) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      long up = 0;
-      for (var m : Cluster.get(node.system()).state().getMembers()) {
-        if (m.status() == MemberStatus.up()) {
-          up++;
-        }
-      }
-      if (up == members) {
-        return;
-      }
-      Thread.sleep(100); // polling the cluster's own state, not timing an actor
-    }
-    throw new AssertionError("the cluster did not reach " + members + " members up");
+    Await.until(
+        () ->
+            java.util.stream.StreamSupport.stream(
+                    Cluster.get(node.system()).state().getMembers().spliterator(), false)
+                .filter(m -> m.status() == MemberStatus.up())
+                .count(),
+        up -> up == members,
+        WAIT,
+        "the cluster reaching " + members + " members up");
   }
 
   private static String task(String id) {
@@ -255,21 +251,15 @@ class BrainFailoverTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** GETs {@code path} until its body matches (a 503 while the brain moves is retried). */
   private String awaitBody(ReferenceHub hub, String path, java.util.function.Predicate<String> ok)
       throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
-      HttpResponse<String> r =
-          http.send(request(hub, path).GET().build(), HttpResponse.BodyHandlers.ofString());
-      last = r.statusCode() + " " + r.body();
-      if (r.statusCode() == 200 && ok.test(r.body())) {
-        return r.body();
-      }
-      Thread.sleep(100); // an HTTP client polling a server, not an actor test's timing
-    }
-    throw new AssertionError(path + " never matched; last: " + last);
+    HttpResponse<String> r =
+        Await.until(
+            () -> http.send(request(hub, path).GET().build(), HttpResponse.BodyHandlers.ofString()),
+            got -> got.statusCode() == 200 && ok.test(got.body()),
+            WAIT,
+            path + " matching"); // a 503 while the brain moves is looked at again
+    return r.body();
   }
 
   /** The task's SSE stream on {@code hub}: {@code id:event} per event, in arrival order. */

@@ -245,7 +245,11 @@ class HubRestartTest {
     List<HubEvent> beforeEvents = new ArrayList<>();
     hub1.events().drainTo(beforeEvents);
     List<Long> before = progressSeqs(beforeEvents);
-    assertEquals(100, before.size(), "published exactly what the journal kept");
+    // At most the 100 applied frames the journal took (a batch crossing the budget is refused
+    // whole), and exactly what it kept besides the assign.
+    assertTrue(before.size() <= 100 && before.size() > 0, "published: " + before.size());
+    assertEquals(
+        memory.recorded().size() - 1, before.size(), "published exactly what the journal kept");
     hub1.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS);
 
     Hub hub2 = start(memory, port);
@@ -313,7 +317,11 @@ class HubRestartTest {
     }
   }
 
-  /** A journal that fails (as a full disk would) once it has taken {@code budget} entries. */
+  /**
+   * A journal that fails (as a full disk would) once it has taken {@code budget} entries. A batch
+   * is kept all or none, as the store keeps a task's entries: the hub writes what arrived together
+   * in one batch, and a batch half kept would hold frames the hub never published.
+   */
   private static final class DiesAfter implements HubJournal {
     private final HubJournal kept;
     private final AtomicInteger budget;
@@ -334,6 +342,14 @@ class HubRestartTest {
         throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
       }
       kept.append(entry);
+    }
+
+    @Override
+    public void appendAll(List<Entry> entries) {
+      if (budget.addAndGet(-entries.size()) < 0) {
+        throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
+      }
+      kept.appendAll(entries);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.Await;
 import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.store.HubStore;
@@ -142,12 +143,9 @@ class HealthRoutesTest {
    * #WAIT}.
    */
   private HttpResponse<String> awaitStatus(String path, int status) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    HttpResponse<String> last = get(path);
-    while (last.statusCode() != status && System.nanoTime() < deadline) {
-      Thread.sleep(100); // the probe's own cache is 1 s; 100 ms keeps the wait short and cheap
-      last = get(path);
-    }
+    HttpResponse<String> last =
+        Await.until(
+            () -> get(path), r -> r.statusCode() == status, WAIT, path + " answering " + status);
     assertEquals(status, last.statusCode(), path + " answered " + last.body());
     assertTrue(last.headers().firstValue("Cache-Control").orElse("").contains("no-store"));
     return last;

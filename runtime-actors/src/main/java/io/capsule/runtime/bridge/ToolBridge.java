@@ -3,6 +3,7 @@ package io.capsule.runtime.bridge;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.Bridge;
+import io.capsule.runtime.harness.ProcessGroup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -257,27 +258,45 @@ public final class ToolBridge {
         .withTimeouts(base.getTimeouts().withRequestTimeout(finite).withIdleTimeout(finite));
   }
 
+  /** Bound on the read-only probe: a mount in a fresh namespace takes milliseconds. */
+  static final Duration PROBE_BOUND = Duration.ofSeconds(10);
+
   /** Whether the mount prelude works here: fail closed on anything but a clean exit 0. */
   private static CallGate.ReadOnly probeReadOnly(ToolWorkspace workspace, boolean asRoot) {
+    return probe(
+        ToolCommand.readOnlyProbe(workspace.workdir(), asRoot), workspace.workdir(), PROBE_BOUND);
+  }
+
+  /**
+   * Runs {@code argv} (a group leader through {@code setsid}) with no input and its output
+   * discarded, so a child that keeps the output open cannot hold the wait past its bound. {@code
+   * ENFORCED} on exit 0 within {@code bound}; anything else fails closed. Either way its group is
+   * then killed through the one process-group utility, with its wait: nothing it started outlives
+   * the probe.
+   */
+  static CallGate.ReadOnly probe(List<String> argv, Path workdir, Duration bound) {
+    Process probe;
     try {
-      Process probe =
-          new ProcessBuilder(ToolCommand.readOnlyProbe(workspace.workdir(), asRoot))
-              .directory(workspace.workdir().toFile())
+      probe =
+          new ProcessBuilder(argv)
+              .directory(workdir.toFile())
               .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
               .start();
-      probe.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-      boolean exited = probe.waitFor(10, TimeUnit.SECONDS);
-      if (!exited) {
-        probe.destroyForcibly();
-        return CallGate.ReadOnly.UNENFORCEABLE;
-      }
-      return probe.exitValue() == 0 ? CallGate.ReadOnly.ENFORCED : CallGate.ReadOnly.UNENFORCEABLE;
     } catch (IOException e) {
       return CallGate.ReadOnly.UNENFORCEABLE;
+    }
+    try {
+      boolean exited = probe.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS);
+      return exited && probe.exitValue() == 0
+          ? CallGate.ReadOnly.ENFORCED
+          : CallGate.ReadOnly.UNENFORCEABLE;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return CallGate.ReadOnly.UNENFORCEABLE;
+    } finally {
+      ProcessGroup.killAll(probe.pid(), probe.toHandle());
     }
   }
 

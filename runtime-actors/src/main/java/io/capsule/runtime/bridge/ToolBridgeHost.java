@@ -5,6 +5,7 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.driver.api.Bridge;
 import io.capsule.runtime.core.Failures;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -15,6 +16,7 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The owner of one run's {@link ToolBridge} (ARCHITECTURE: ToolBridge under CapsuleRun): resolves
@@ -28,6 +30,10 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * failed start tells {@link Failed} and stops. When the run stops first, this actor's {@code
  * PostStop} stops the bridge (fire and forget: the port is released and running tools are killed
  * all the same).
+ *
+ * <p>The start is bounded ({@link #START_BOUND}): a start that has not landed by then (the blocking
+ * dispatcher or the file system is stuck) is {@link Failed} with {@code E-TOOL-009}, or, after a
+ * {@link Stop}, simply the end of this actor; the run never waits on it for ever.
  *
  * <p>The bridge's listener runs on foreign threads and only {@code tell}s the run: {@link Activity}
  * for every request with the right token, {@link Call} for every call started or finished.
@@ -52,6 +58,17 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
     INSTANCE
   }
 
+  private enum StartBound implements Command {
+    INSTANCE
+  }
+
+  /**
+   * Bound on the start: resolving a few tools on the PATH, the read-only probe (itself bounded at
+   * 10 s) and a loopback bind take milliseconds, so 30 s (a driver call's deadline) means the
+   * blocking dispatcher or the disk is stuck, not slow.
+   */
+  static final Duration START_BOUND = Duration.ofSeconds(30);
+
   /** What the host and its bridge tell the run. */
   public sealed interface Report {}
 
@@ -71,6 +88,7 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
 
   private final ActorRef<Report> run;
   private final CompletableFuture<ToolBridge> starting;
+  private final TimerScheduler<Command> timers;
   private ToolBridge bridge;
   private boolean ending;
   private boolean stopping;
@@ -88,11 +106,15 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
       Executor blocking,
       ActorRef<Report> run) {
     return Behaviors.setup(
-        ctx -> new ToolBridgeHost(ctx, config, workspace, shellAllow, blocking, run));
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    new ToolBridgeHost(ctx, timers, config, workspace, shellAllow, blocking, run)));
   }
 
   private ToolBridgeHost(
       ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
       BridgeConfig config,
       ToolWorkspace workspace,
       List<String> shellAllow,
@@ -100,6 +122,7 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
       ActorRef<Report> run) {
     super(ctx);
     this.run = run;
+    this.timers = timers;
     List<String> allow = List.copyOf(shellAllow);
     ToolBridge.Listener listener =
         new ToolBridge.Listener() {
@@ -118,6 +141,7 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
         CompletableFuture.supplyAsync(() -> ShellTool.resolveAll(allow, workspace.env()), blocking)
             .thenCompose(tools -> ToolBridge.start(system, config, workspace, tools, listener));
     ctx.pipeToSelf(starting, Bound::new);
+    timers.startSingleTimer(StartBound.INSTANCE, START_BOUND);
   }
 
   @Override
@@ -127,11 +151,13 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
         .onMessageEquals(BeginEnding.INSTANCE, this::onBeginEnding)
         .onMessageEquals(Stop.INSTANCE, this::onStop)
         .onMessageEquals(Unbound.INSTANCE, Behaviors::stopped)
+        .onMessageEquals(StartBound.INSTANCE, this::onStartBound)
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
 
   private Behavior<Command> onBound(Bound b) {
+    timers.cancel(StartBound.INSTANCE);
     if (b.failure() != null) {
       Throwable cause = Failures.unwrap(b.failure());
       Diagnostic d =
@@ -152,6 +178,23 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
     }
     run.tell(new Ready(bridge.toBridge()));
     return this;
+  }
+
+  /** The start did not land in time: given up (a bridge landing later is stopped on PostStop). */
+  private Behavior<Command> onStartBound() {
+    if (bridge != null) {
+      return this; // it landed, and its Bound is already handled
+    }
+    if (!stopping) {
+      run.tell(
+          new Failed(
+              Diagnostic.of(
+                  Code.E_TOOL_009,
+                  "the tool bridge did not start within "
+                      + START_BOUND.toSeconds()
+                      + " s (the blocking dispatcher or the disk is stuck)")));
+    }
+    return Behaviors.stopped();
   }
 
   private Behavior<Command> onBeginEnding() {

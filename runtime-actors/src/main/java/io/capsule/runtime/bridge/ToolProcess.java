@@ -132,10 +132,12 @@ final class ToolProcess {
             () -> {
               timeout.cancel();
               // whatever the leader left running in its group goes with it; the group id cannot
-              // have been reused yet while members remain, and pids wrap far slower than this runs
-              killGroup();
-              pumps
-                  .completeOnTimeout(null, PIPE_GRACE.toMillis(), TimeUnit.MILLISECONDS)
+              // have been reused yet while members remain, and pids wrap far slower than this runs.
+              // The outcome waits for the group to be gone (killAll's bounded wait), so nothing
+              // of a call outlives its Finished.
+              CompletableFuture.allOf(
+                      killGroup(),
+                      pumps.completeOnTimeout(null, PIPE_GRACE.toMillis(), TimeUnit.MILLISECONDS))
                   .thenRun(() -> finish(out, err));
             });
   }
@@ -183,9 +185,11 @@ final class ToolProcess {
     }
   }
 
-  private void killGroup() {
+  /** Completes when the group is gone (or killAll's bound passed); never exceptionally. */
+  private CompletableFuture<Void> killGroup() {
     // The one process-group utility, with its wait: no helper process, no member left behind.
-    CompletableFuture.runAsync(() -> ProcessGroup.killAll(pgid(), process.toHandle()), io);
+    return CompletableFuture.runAsync(() -> ProcessGroup.killAll(pgid(), process.toHandle()), io)
+        .exceptionally(failure -> null);
   }
 
   private static void closeQuietly(InputStream in) {

@@ -13,7 +13,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param slots this node's run slots
  * @param handOffTimeout how long a leaving node's canceled run may take to end
  * @param linger how long an entity that was canceled before any start keeps that answer for a start
- *     still on its way (the caller's start timeout)
+ *     still on its way, and how long an ended run's entity waits for a caller's seal (the caller's
+ *     start timeout: no start of a caller is on its way longer)
  * @param node this node's address, as callers are told
  */
 public record HostServices(

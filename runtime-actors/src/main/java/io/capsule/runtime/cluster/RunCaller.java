@@ -19,9 +19,9 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 
 /**
  * The caller's side of one sharded run, on the node that started it (any node): sends the start to
- * the task's entity, repeats it until a runner node answers ({@link Hosted}), watches the entity
- * that hosts the run, and hands every event to {@code downstream}. It guarantees the caller exactly
- * one {@link RunEvent.Finished}:
+ * the task's entity, repeats it until a runner node answers ({@link Hosted}) and then seals its
+ * starts ({@link RunEntity.Sealed}), watches the entity that hosts the run, and hands every event
+ * to {@code downstream}. It guarantees the caller exactly one {@link RunEvent.Finished}:
  *
  * <ul>
  *   <li>the run's own outcome, when its entity delivers it;
@@ -184,8 +184,13 @@ public final class RunCaller {
     if (h.attempt() != attempt) {
       return same();
     }
-    timers.cancel(RESEND);
-    timers.cancel(START_TIMEOUT);
+    if (timers.isTimerActive(RESEND)) {
+      // The first answer of this attempt: no more starts. The seal follows them on the same way,
+      // so the entity knows none is still on its way when it passivates.
+      timers.cancel(RESEND);
+      timers.cancel(START_TIMEOUT);
+      entity.tell(new RunEntity.Sealed(attempt, ctx.getSelf()));
+    }
     if (watched.filter(h.entity()::equals).isEmpty()) {
       watched.ifPresent(ctx::unwatch);
       ctx.watchWith(h.entity(), new EntityStopped(attempt, h.node()));

@@ -7,10 +7,12 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -24,7 +26,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
  * owner of the {@code CapsuleRun} that this node's runtime spawns. It tells each caller where it
  * lives ({@link RunCaller.Hosted}, so the caller watches it and learns of node loss), takes a run
  * slot from {@link NodeSlots}, starts the run, passes every event on, and passivates once the
- * outcome is delivered.
+ * outcome is delivered and every caller has {@link Sealed} its starts.
  *
  * <p>Phases: {@code idle} (no start yet) → {@code waiting} (for a slot) → {@code running} → {@code
  * done} (outcome known, passivating); {@code leaving} when its node hands the shard off mid-run.
@@ -32,7 +34,10 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
  * <p>A start is idempotent by task id: while this entity lives, a repeated start (a resend, or a
  * second caller) never spawns a second run; the caller is added and told where the run is, and a
  * caller arriving after the outcome gets the outcome. Sharding keeps one entity per id in the
- * cluster, so one task has one run. (After passivation a new start is a new run.)
+ * cluster, so one task has one run. The entity passivates only after each caller's {@link Sealed}
+ * (it sends no more starts), so a caller's repeated start still on its way never outlives the
+ * entity and starts the task again; a caller that never seals (its node died) is waited for at most
+ * the linger. (After passivation a new start, by a new caller, is a new run.)
  *
  * <p>Automatic passivation is off for this entity type: the only stop message it gets is for its
  * own passivation (in {@code done}/{@code idle}) or the hand-off of a leaving node (mid-run), when
@@ -58,6 +63,19 @@ public final class RunEntity {
   /** Cancel the task: the run is interrupted, or never started; the outcome is canceled. */
   public record Cancel(String reason) implements Command, CapsuleSerializable {}
 
+  /**
+   * {@code caller} sends no more starts of {@code attempt}: it was told where the run lives and
+   * stopped repeating. Sent the same way as its starts, so it arrives after every one of them; the
+   * entity passivates only once each caller has sealed (or after the linger), so a repeated start
+   * still on its way never finds the task gone and runs it again.
+   */
+  public record Sealed(int attempt, ActorRef<RunCaller.Command> caller)
+      implements Command, CapsuleSerializable {
+    public Sealed {
+      Objects.requireNonNull(caller, "caller");
+    }
+  }
+
   /** Sharding's stop message (passivation and hand-off): node-local, sent by the shard. */
   private record Stop() implements Command {}
 
@@ -68,6 +86,8 @@ public final class RunEntity {
   private record HandOffElapsed() implements Command {}
 
   private record LingerElapsed() implements Command {}
+
+  private static final Object SEAL_WAIT = "seal-wait";
 
   /** The message sharding must use to stop this entity ({@code Entity.withStopMessage}). */
   public static Command stopMessage() {
@@ -81,6 +101,11 @@ public final class RunEntity {
   private final String taskId;
   private final long bornNanos = System.nanoTime();
   private final Map<ActorRef<RunCaller.Command>, Integer> callers = new LinkedHashMap<>();
+
+  /** Callers that may still have a start on its way (they have not sealed). */
+  private final Set<ActorRef<RunCaller.Command>> unsealed = new HashSet<>();
+
+  private boolean passivating;
   private RunRequest request;
   private Optional<RunOutcome> outcome = Optional.empty();
 
@@ -108,7 +133,12 @@ public final class RunEntity {
 
   private Behavior<Command> idle() {
     return Behaviors.receive(Command.class)
-        .onMessage(Start.class, this::onFirstStart)
+        .onMessage(
+            Start.class,
+            s ->
+                // Passivating: the caller repeats its start until answered, and the repeat finds
+                // the next incarnation (a run started here would be stopped at once).
+                passivating ? Behaviors.same() : onFirstStart(s))
         .onMessage(
             Cancel.class,
             c -> {
@@ -116,6 +146,14 @@ public final class RunEntity {
               // answer for a start still on its way, then go.
               timers.startSingleTimer(new LingerElapsed(), host.linger());
               return finish(ClusterOutcomes.canceled(taskId, c.reason(), took()), false);
+            })
+        .onMessage(
+            Sealed.class,
+            s -> {
+              // Only a seal, no start: this incarnation was made by a seal that reached the shard
+              // while the previous one was passivating. Nothing to keep.
+              passivate();
+              return Behaviors.same();
             })
         .onMessage(Stop.class, s -> Behaviors.stopped())
         .build();
@@ -132,6 +170,7 @@ public final class RunEntity {
   private Behavior<Command> waiting() {
     return Behaviors.receive(Command.class)
         .onMessage(Start.class, this::onLaterStart)
+        .onMessage(Sealed.class, this::onSealed)
         .onMessage(FromSlots.class, this::onSlots)
         .onMessage(
             Cancel.class,
@@ -164,6 +203,7 @@ public final class RunEntity {
   private Behavior<Command> running() {
     return Behaviors.receive(Command.class)
         .onMessage(Start.class, this::onLaterStart)
+        .onMessage(Sealed.class, this::onSealed)
         .onMessage(
             FromRun.class,
             f -> {
@@ -232,13 +272,14 @@ public final class RunEntity {
                           s.attempt(), new RunEvent.Finished(outcome.orElseThrow())));
               return Behaviors.same();
             })
+        .onMessage(Sealed.class, this::onSealed)
         .onMessage(Cancel.class, c -> Behaviors.same())
         .onMessage(FromRun.class, f -> Behaviors.same())
         .onMessage(FromSlots.class, f -> Behaviors.same())
         .onMessage(
             LingerElapsed.class,
             e -> {
-              shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
+              passivate();
               return Behaviors.same();
             })
         .onMessage(Stop.class, s -> Behaviors.stopped())
@@ -255,21 +296,46 @@ public final class RunEntity {
   /** Adds the caller (or its newer attempt) and tells it where the run lives. */
   private void join(Start s) {
     callers.put(s.caller(), s.attempt());
+    unsealed.add(s.caller());
     s.caller().tell(new RunCaller.Hosted(s.attempt(), ctx.getSelf(), host.node()));
+  }
+
+  private Behavior<Command> onSealed(Sealed s) {
+    unsealed.remove(s.caller());
+    if (outcome.isPresent() && unsealed.isEmpty() && timers.isTimerActive(SEAL_WAIT)) {
+      passivate(); // the outcome is delivered and no start of any caller is on its way
+    }
+    return Behaviors.same();
   }
 
   private void publish(RunEvent e) {
     callers.forEach((caller, attempt) -> caller.tell(new RunCaller.Event(attempt, e)));
   }
 
-  /** The outcome is known: deliver it, then passivate (at once, or after the linger). */
-  private Behavior<Command> finish(RunOutcome o, boolean passivateNow) {
+  /**
+   * The outcome is known: deliver it, then passivate once every caller has sealed (bounded by the
+   * linger, for a caller that died before it could), or only after the linger (a cancel before any
+   * start keeps its answer for a start still on its way).
+   */
+  private Behavior<Command> finish(RunOutcome o, boolean passivateWhenSealed) {
     outcome = Optional.of(o);
     publish(new RunEvent.Finished(o));
-    if (passivateNow) {
-      shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
+    if (passivateWhenSealed) {
+      if (unsealed.isEmpty()) {
+        passivate();
+      } else {
+        timers.startSingleTimer(SEAL_WAIT, new LingerElapsed(), host.linger());
+      }
     }
     return done();
+  }
+
+  private void passivate() {
+    timers.cancel(SEAL_WAIT);
+    if (!passivating) {
+      passivating = true;
+      shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
+    }
   }
 
   private Behavior<Command> lostAndStop(String why) {

@@ -7,7 +7,9 @@
  * <ul>
  *   <li>A run is hosted only on a node with the runner role; one entity per task id in the cluster,
  *       so a start is idempotent by task id while its run lives ({@link
- *       io.capsule.runtime.cluster.RunEntity}).
+ *       io.capsule.runtime.cluster.RunEntity}). The entity passivates only after its outcome is
+ *       delivered and each caller has sealed its starts, so a caller's repeated start never runs a
+ *       finished task again.
  *   <li>The caller gets every event of the attempt it follows and exactly one {@code Finished}
  *       ({@link io.capsule.runtime.cluster.RunCaller}): the run's own outcome, node lost ({@code
  *       E-CLU-001}), no slot ({@code E-CLU-002}) or no runner ({@code E-CLU-003}).
@@ -25,7 +27,8 @@
  *       with SIGKILL cannot kill the harness's process group, which then lives until it exits by
  *       itself (containment's {@code --die-with-parent} closes that gap).
  *   <li>After its outcome the entity passivates and forgets the task: a new start of a finished
- *       task id is a new run.
+ *       task id, by a new caller, is a new run. A caller whose node died before it sealed is waited
+ *       for at most {@code capsule.sharding.start-timeout}.
  *   <li>A start repeated before any runner answered can, after a node died holding the first start,
  *       start the task on another node without a retry having been asked for: the first start never
  *       reported, so its run (if any) died unseen with its node.

@@ -5,6 +5,7 @@ import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.EgressPolicy;
 import io.capsule.runtime.harness.contain.EgressProxy;
 import io.capsule.runtime.harness.contain.SandboxCommand;
+import io.capsule.runtime.harness.contain.SandboxLauncher;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -146,7 +147,7 @@ final class HarnessSpawn {
     builder.environment().clear();
     builder.environment().putAll(launch.env());
     builder.environment().putAll(SandboxCommand.proxyEnv());
-    return builder.start();
+    return SandboxLauncher.start(builder); // not this pool thread: see SandboxLauncher
   }
 
   /**

@@ -52,7 +52,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * the {@link ProtocolSession} child reports, the {@link RunClosing} child cleans up and hands the
  * report over, file work runs on the blocking dispatcher. How the run ends is one pure decision,
  * {@link RunGate}: every fact goes to the gate and {@link #settle()} carries out what it says. The
- * run's own waits are timers ({@link Tick}), started and cancelled only here; the two children that
+ * run's own waits are timers ({@link Tick}), started and cancelled only here; the children that
  * wait own their bounds.
  *
  * <p>One behavior per phase: {@linkplain #starting() starting} (the preparation, then start the
@@ -105,7 +105,8 @@ public final class CapsuleRun {
     INACTIVITY,
     TERMINAL_GRACE,
     INTERRUPT_GRACE,
-    DRAIN_BOUND
+    DRAIN_BOUND,
+    KILL_BOUND
   }
 
   /**
@@ -114,6 +115,15 @@ public final class CapsuleRun {
    * not slow. The run then fails {@code E-RUN-007} instead of waiting forever.
    */
   static final Duration APPLY_BOUND = Duration.ofSeconds(30);
+
+  /**
+   * Bound on the harness's exit after the run killed it: SIGKILL and the group's wait take
+   * milliseconds ({@code ProcessGroup} waits at most 2 s), so 30 s means the spawn never came back
+   * (a stuck dispatcher) or a member is stuck in the kernel. The harness's actor is then stopped
+   * (its stop kills the group once it can) and the run reports without the exit, warning {@code
+   * W-RUN-046}.
+   */
+  static final Duration KILL_BOUND = Duration.ofSeconds(30);
 
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
@@ -142,6 +152,7 @@ public final class CapsuleRun {
   private ActorRef<ToolBridgeHost.Command> bridgeHost;
   private ActorRef<RunPreparation.Command> preparation;
   private ActorRef<RunClosing.Command> closing;
+  private boolean harnessAbandoned; // stopped by the run at the kill's bound
 
   public static Behavior<Command> create(RunStart start, RunServices services) {
     return Behaviors.setup(
@@ -387,6 +398,7 @@ public final class CapsuleRun {
       timers.cancel(Tick.INACTIVITY);
       timers.cancel(Tick.TERMINAL_GRACE);
       timers.cancel(Tick.INTERRUPT_GRACE);
+      timers.cancel(Tick.KILL_BOUND);
       gate.exited(new RunGate.Exit(x.code(), x.signal(), x.stderrTail()));
     } else if (e instanceof HarnessProcess.SpawnFailed sf) {
       gate.spawnFailed();
@@ -490,8 +502,11 @@ public final class CapsuleRun {
     harness = null;
     if (gate.harnessStopped()) {
       exit = new HarnessProcess.Exited(Optional.empty(), Optional.empty(), "", true);
-      return decide(
-          new Ending.HarnessFailed(Diagnostic.of(Code.E_RUN_007, "the harness actor failed")));
+      String why =
+          harnessAbandoned
+              ? "the harness did not exit within " + KILL_BOUND.toSeconds() + " s of its kill"
+              : "the harness actor failed";
+      return decide(new Ending.HarnessFailed(Diagnostic.of(Code.E_RUN_007, why)));
     }
     return settle();
   }
@@ -559,8 +574,27 @@ public final class CapsuleRun {
       case TERMINAL_GRACE -> gate.requestKill("terminal grace elapsed");
       case INTERRUPT_GRACE -> gate.requestKill("interrupt grace elapsed");
       case DRAIN_BOUND -> gate.drainBoundElapsed();
+      case KILL_BOUND -> abandonHarness();
     }
     return settle();
+  }
+
+  /**
+   * The kill's bound passed with no exit: the run stops waiting for it (HarnessStopped follows).
+   */
+  private void abandonHarness() {
+    if (harness == null) {
+      return;
+    }
+    harnessAbandoned = true;
+    journal.warn(Code.W_RUN_046, abandonedWhy());
+    ctx.stop(harness);
+  }
+
+  private static String abandonedWhy() {
+    return "the harness did not exit within "
+        + KILL_BOUND.toSeconds()
+        + " s of its kill; its process group is killed as soon as it can be";
   }
 
   // --- the bridge -----------------------------------------------------------------------------
@@ -652,6 +686,9 @@ public final class CapsuleRun {
         timers.startSingleTimer(Tick.TERMINAL_GRACE, limits.terminalGrace());
       } else if (d instanceof RunGate.Kill k) {
         harness.tell(new HarnessProcess.Kill(k.cause()));
+        if (!timers.isTimerActive(Tick.KILL_BOUND)) {
+          timers.startSingleTimer(Tick.KILL_BOUND, KILL_BOUND);
+        }
       } else if (d == RunGate.AwaitDrain.INSTANCE) {
         // The leader exited but stdout is still open (a child holds it, or lines are still in the
         // pipe): the terminal grace to end, then the group is killed (docs/run-semantics.md §9).
@@ -679,6 +716,9 @@ public final class CapsuleRun {
     }
     Optional<String> sessionId = RunEnd.sessionId(ledger, plannedSession);
     RunOutcome outcome = RunEnd.outcome(taskId, e, ledger, sessionId, took);
+    if (harnessAbandoned) {
+      outcome = RunEnd.withWarning(outcome, Code.W_RUN_046, abandonedWhy());
+    }
     if (ledger != null) {
       journal.trace(ledger.finish());
     }

@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every message a sharded run sends between nodes goes through Jackson CBOR and comes back equal.
  * The classes are found by walking the sealed protocols reflectively, so a new public variant that
- * is not {@link CapsuleSerializable}, or has no sample here, fails this test.
+ * is not {@link CapsuleSerializable}, or has no sample here, fails this test ({@link CapsuleRef} is
+ * walked too: a request carries either variant to the runner node).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CrossNodeSerializationTest {
@@ -47,6 +48,7 @@ class CrossNodeSerializationTest {
   private static final List<Class<?>> PROTOCOLS =
       List.of(
           RunEvent.class,
+          CapsuleRef.class,
           RunEntity.Command.class,
           RunCaller.Command.class,
           CapsuleRuntime.Command.class,
@@ -136,8 +138,11 @@ class CrossNodeSerializationTest {
             new RunEvent.AttemptLost(
                 "t1", 1, "pekko://app@127.0.0.1:2552", "E-CLU-001", "the node left"),
             new RunEvent.Finished(outcome),
+            new CapsuleRef.Folder("/caps/hello"),
+            new CapsuleRef.Registered("echo"),
             new RunEntity.Start(request, 2, caller),
             new RunEntity.Cancel("because"),
+            new RunEntity.Sealed(1, caller),
             new RunCaller.Hosted(1, entity, "pekko://app@127.0.0.1:2552"),
             new RunCaller.Event(1, new RunEvent.Finished(outcome)),
             new RunCaller.Lost(1, "pekko://app@127.0.0.1:2552", "left"),

@@ -66,6 +66,7 @@ class RunCallerTest {
       assertEquals(attempt, start().attempt());
       TestProbe<RunEntity.Command> entity = kit.createTestProbe();
       caller.tell(new RunCaller.Hosted(attempt, entity.ref(), "node-" + attempt));
+      assertEquals(new RunEntity.Sealed(attempt, caller), sharding.receiveMessage());
       return entity;
     }
 
@@ -156,5 +157,19 @@ class RunCallerTest {
     entity.stop();
     assertEquals(Optional.of("E-CLU-001"), rig.outcome().code());
     rig.sharding.expectNoMessage(Duration.ofMillis(100)); // no new start
+  }
+
+  @Test
+  void sealsItsStartsAfterTheFirstAnswerAndSendsNoneAfterTheSeal() {
+    Rig rig = new Rig(0);
+    rig.start();
+    time.timePasses(RESEND);
+    rig.start(); // repeated: no answer yet
+    TestProbe<RunEntity.Command> entity = kit.createTestProbe();
+    rig.caller.tell(new RunCaller.Hosted(1, entity.ref(), "node-1"));
+    rig.caller.tell(new RunCaller.Hosted(1, entity.ref(), "node-1")); // the repeat's answer
+    assertEquals(new RunEntity.Sealed(1, rig.caller), rig.sharding.receiveMessage());
+    time.timePasses(RESEND.multipliedBy(3));
+    rig.sharding.expectNoMessage(Duration.ofMillis(100)); // one seal, no start after it
   }
 }

@@ -53,10 +53,18 @@ class RunEntityTest {
                 new HostServices(runtime.ref(), slots.ref(), HAND_OFF, LINGER, "node-a")));
     final RunRequest request = RunRequest.of("t1", new CapsuleRef.Registered("echo"), "hi");
 
-    /** Start, slot granted, run started: returns the run's listener. */
+    /** Start, sealed, slot granted, run started: returns the run's listener. */
     ActorRef<RunEvent> running() {
+      return running(true);
+    }
+
+    /** As above; without the caller's seal when {@code sealed} is false (a start on its way). */
+    ActorRef<RunEvent> running(boolean sealed) {
       entity.tell(new RunEntity.Start(request, 1, caller.ref()));
       assertEquals(new RunCaller.Hosted(1, entity, "node-a"), caller.receiveMessage());
+      if (sealed) {
+        entity.tell(new RunEntity.Sealed(1, caller.ref()));
+      }
       NodeSlots.Acquire acquire = slots.expectMessageClass(NodeSlots.Acquire.class);
       acquire.replyTo().tell(new NodeSlots.Granted("t1"));
       CapsuleRuntime.StartRun start = runtime.expectMessageClass(CapsuleRuntime.StartRun.class);
@@ -168,6 +176,7 @@ class RunEntityTest {
     Rig rig = new Rig();
     rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref()));
     rig.caller.expectMessageClass(RunCaller.Hosted.class);
+    rig.entity.tell(new RunEntity.Sealed(1, rig.caller.ref()));
     rig.slots
         .expectMessageClass(NodeSlots.Acquire.class)
         .replyTo()
@@ -176,5 +185,51 @@ class RunEntityTest {
     assertEquals(Optional.of("E-CLU-002"), ((RunEvent.Finished) e.event()).outcome().code());
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+  }
+
+  @Test
+  void aRunEndingWhileItsCallersStartIsStillOnItsWayWaitsForTheSealAndRunsNothingTwice() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running(false);
+    run.tell(new RunEvent.Finished(done()));
+    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.slots.expectMessageClass(NodeSlots.Release.class);
+    rig.shard.expectNoMessage(Duration.ofMillis(100)); // a repeated start may still come
+
+    rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref())); // the repeat
+    rig.caller.expectMessageClass(RunCaller.Hosted.class);
+    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.runtime.expectNoMessage(Duration.ofMillis(100));
+    rig.slots.expectNoMessage(Duration.ofMillis(100));
+
+    rig.entity.tell(new RunEntity.Sealed(1, rig.caller.ref()));
+    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+    time.timePasses(LINGER.plusSeconds(1)); // the seal wait was cancelled: one passivation
+    rig.shard.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aCallerThatNeverSealsIsWaitedForAtMostTheLinger() {
+    Rig rig = new Rig();
+    rig.running(false).tell(new RunEvent.Finished(done()));
+    rig.caller.expectMessageClass(RunCaller.Event.class);
+    time.timePasses(LINGER.minusMillis(1));
+    rig.shard.expectNoMessage(Duration.ofMillis(100));
+    time.timePasses(Duration.ofMillis(2));
+    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+  }
+
+  @Test
+  void anIncarnationMadeByALateSealPassivatesAtOnceAndLeavesAStartToTheNext() {
+    Rig rig = new Rig();
+    rig.entity.tell(new RunEntity.Sealed(1, rig.caller.ref()));
+    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
+    // A start in the mailbox behind the seal: not run here (it would be stopped at once); the
+    // caller repeats it and the repeat reaches the next incarnation.
+    rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref()));
+    rig.caller.expectNoMessage(Duration.ofMillis(100));
+    rig.slots.expectNoMessage(Duration.ofMillis(100));
+    rig.entity.tell(RunEntity.stopMessage());
+    kit.createTestProbe().expectTerminated(rig.entity);
   }
 }

@@ -1,6 +1,7 @@
 package io.capsule.runtime.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -60,6 +61,24 @@ class TraceFileTest {
     trace.close().get(5, TimeUnit.SECONDS);
 
     assertTrue(trace.failure().orElseThrow().contains("could not open"), trace.failure().get());
+  }
+
+  @Test
+  void theCallersThreadNeverTouchesTheDisk() throws Exception {
+    // An executor that only queues: whatever the caller does, no file work may have happened yet.
+    java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+    Path dir = root.resolve("runs/run-2");
+    TraceFile trace = new TraceFile(dir, clock, queued::add);
+    trace.write(TraceRecord.of("run_start"));
+    trace.write(TraceRecord.of("run_end"));
+    var closed = trace.close();
+    assertFalse(Files.exists(dir), "the run directory was made on the caller's thread");
+
+    while (!queued.isEmpty()) {
+      queued.poll().run();
+    }
+    assertTrue(closed.isDone());
+    assertEquals(2, Files.readAllLines(dir.resolve("trace.jsonl")).size());
   }
 
   @Test

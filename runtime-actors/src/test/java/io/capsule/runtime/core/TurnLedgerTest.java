@@ -23,6 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+/**
+ * {@link TurnLedger}'s rules as tables: turns and max turns, usage growth and the spend ceiling,
+ * sessions, quotas, the ending it stops on (docs/run-semantics.md §7).
+ *
+ * <p>Over 400 lines because it is one spec table per rule of one pure class, sharing the ledger
+ * builders and the event shorthands; split by rule, each part would repeat them.
+ */
 class TurnLedgerTest {
 
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");

@@ -1,5 +1,12 @@
 package io.capsule.runtime.harness;
 
+import static io.capsule.runtime.harness.ContainedFixture.assertNoSleepers;
+import static io.capsule.runtime.harness.ContainedFixture.launch;
+import static io.capsule.runtime.harness.ContainedFixture.limits;
+import static io.capsule.runtime.harness.ContainedFixture.lines;
+import static io.capsule.runtime.harness.ContainedFixture.marker;
+import static io.capsule.runtime.harness.ContainedFixture.of;
+import static io.capsule.runtime.harness.ContainedFixture.untilEnd;
 import static io.capsule.runtime.harness.HarnessFixture.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,7 +16,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.capsule.config.diag.Code;
 import io.capsule.config.manifest.Access;
 import io.capsule.config.manifest.NetworkEntry;
-import io.capsule.driver.api.InterruptMethod;
 import io.capsule.driver.api.LaunchPlan;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
@@ -19,8 +25,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,80 +92,13 @@ class ContainedHarnessTest {
     return server;
   }
 
-  private static HarnessLimits limits(ContainmentConfig.Mode mode) {
-    return HarnessFixture.limits().withContainment(ContainmentConfig.defaults(mode));
-  }
-
-  private AppliedLaunch launch(HarnessGrants grants, String script, String... args)
-      throws IOException {
-    // The script is run from the working directory: the test classes may sit under /tmp or $HOME
-    // (a CI clone), which the sandbox hides, and `/bin/sh`'s installation does not include them.
-    Path inside = runDir.resolve(".harness-" + script);
-    Files.copy(HarnessFixture.script(script), inside, StandardCopyOption.REPLACE_EXISTING);
-    List<String> all = new ArrayList<>();
-    all.add(inside.toString());
-    all.addAll(List.of(args));
-    LaunchPlan plan =
-        new LaunchPlan(all, List.of(), List.of(), Optional.of(new byte[0]), true, Optional.empty());
-    return LaunchPlanApplier.apply(
-        plan, Path.of("/bin/sh"), runDir, runDir, List.of("PATH"), HarnessFixture.HOST_ENV, grants);
-  }
-
-  /** Everything the harness sends until it has exited and its stdout ended. */
-  private static List<HarnessProcess.Event> untilEnd(
-      TestProbe<HarnessProcess.Event> probe, ActorRef<HarnessProcess.Command> harness) {
-    List<HarnessProcess.Event> events = new ArrayList<>();
-    boolean exited = false;
-    boolean ended = false;
-    while (!exited || !ended) {
-      HarnessProcess.Event e = probe.receiveMessage(WAIT);
-      events.add(e);
-      if (e instanceof HarnessProcess.Lines) {
-        harness.tell(new HarnessProcess.BatchHandled());
-      }
-      exited |= e instanceof HarnessProcess.Exited || e instanceof HarnessProcess.SpawnFailed;
-      ended |= e instanceof HarnessProcess.StdoutEnded || e instanceof HarnessProcess.SpawnFailed;
-    }
-    return events;
-  }
-
-  private static List<String> lines(List<HarnessProcess.Event> events) {
-    List<String> out = new ArrayList<>();
-    events.stream()
-        .filter(HarnessProcess.Lines.class::isInstance)
-        .forEach(e -> out.addAll(((HarnessProcess.Lines) e).lines()));
-    return out;
-  }
-
-  private static <T> List<T> of(List<HarnessProcess.Event> events, Class<T> type) {
-    return events.stream().filter(type::isInstance).map(type::cast).toList();
-  }
-
-  /** Live processes whose command line is {@code sleep <marker>}, from /proc. */
-  private static long sleepers(String marker) throws IOException {
-    long n = 0;
-    try (var procs = Files.list(Path.of("/proc"))) {
-      for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-        try {
-          String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ').strip();
-          if (cmd.equals("sleep " + marker)) {
-            n++;
-          }
-        } catch (IOException e) {
-          // Gone while listing.
-        }
-      }
-    }
-    return n;
-  }
-
   @Test
   void aHostileHarnessIsHeldToItsGrants() throws IOException {
     Path grantDir = Files.createDirectories(varTmp.resolve("granted"));
     Files.writeString(grantDir.resolve("granted.txt"), "ok");
     Path home = Files.createDirectories(varTmp.resolve("home"));
     Path secret = Files.writeString(home.resolve("secret.txt"), "s3cret");
-    Files.writeString(elsewhere.resolve("other.txt"), "other");
+    Path hostTmp = Files.writeString(elsewhere.resolve("other.txt"), "other");
     int allowedPort = allowed.getAddress().getPort();
     int deniedPort = denied.getAddress().getPort();
     HarnessGrants grants =
@@ -170,16 +107,19 @@ class ContainedHarnessTest {
             List.of(new HarnessGrants.PathGrant(grantDir, Access.READ)),
             true,
             home);
-    String marker = "3" + (System.nanoTime() % 100000 + 100000);
+    String marker = marker();
     AppliedLaunch launch =
         launch(
+            runDir,
             grants,
             "hostile.sh",
             String.valueOf(allowedPort),
             String.valueOf(deniedPort),
             secret.toString(),
             grantDir.toString(),
-            marker);
+            marker,
+            hostTmp.toString(),
+            LaunchPlanApplier.FILES_DIR_PLACEHOLDER);
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     ActorRef<HarnessProcess.Command> harness =
         testKit.spawn(
@@ -197,13 +137,17 @@ class ContainedHarnessTest {
             "proxy-denied 403",
             "direct-allowed allowed-ok",
             "direct-denied failed",
+            "interfaces lo",
             "dns none",
             "secret hidden",
+            "host tmp hidden",
             "grant read",
             "grant refused",
             "workdir refused",
+            "files refused",
             "children left"),
-        lines(events));
+        lines(events),
+        events::toString);
     List<HarnessProcess.EgressRefused> refused = of(events, HarnessProcess.EgressRefused.class);
     assertEquals(1, refused.size(), "one refusal told: " + refused);
     assertEquals("127.0.0.1", refused.get(0).host());
@@ -211,13 +155,9 @@ class ContainedHarnessTest {
     assertEquals(0, deniedHits.get(), "the denied listener was never reached");
     assertFalse(Files.exists(grantDir.resolve("written")));
     assertFalse(Files.exists(runDir.resolve("written")));
+    assertFalse(Files.exists(launch.filesDir().resolve("written")));
     // The setsid and double-forked sleepers died with the sandbox's PID namespace.
-    probe.awaitAssert(
-        WAIT,
-        () -> {
-          assertEquals(0, sleepers(marker), "sleep " + marker + " left behind");
-          return null;
-        });
+    assertNoSleepers(probe, marker);
     HarnessFixture.assertClosedAndGone(launch);
   }
 
@@ -292,7 +232,7 @@ class ContainedHarnessTest {
     int port = allowed.getAddress().getPort();
     HarnessGrants grants =
         new HarnessGrants(List.of(), List.of(), false, varTmp).withLoopback(port);
-    AppliedLaunch launch = launch(grants, "loopback.sh", String.valueOf(port));
+    AppliedLaunch launch = launch(runDir, grants, "loopback.sh", String.valueOf(port));
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     ActorRef<HarnessProcess.Command> harness =
         testKit.spawn(
@@ -307,7 +247,7 @@ class ContainedHarnessTest {
   @Test
   void theWorkingDirectoryIsWritableWithoutReadOnly() throws IOException {
     HarnessGrants grants = new HarnessGrants(List.of(), List.of(), false, varTmp);
-    AppliedLaunch launch = launch(grants, "write-workdir.sh");
+    AppliedLaunch launch = launch(runDir, grants, "write-workdir.sh");
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     ActorRef<HarnessProcess.Command> harness =
         testKit.spawn(
@@ -320,51 +260,8 @@ class ContainedHarnessTest {
   }
 
   @Test
-  void sigintReachesTheContainedHarnessSoTheCancelStaysGraceful() throws IOException {
-    AppliedLaunch launch = launch(HarnessGrants.NONE, "obey-sigint.sh");
-    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
-    ActorRef<HarnessProcess.Command> harness =
-        testKit.spawn(
-            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
-    probe.expectMessageClass(HarnessProcess.ContainmentDecided.class, WAIT);
-    probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT);
-    HarnessFixture.readUntil(probe, harness, "ready");
-    harness.tell(new HarnessProcess.Interrupt(InterruptMethod.SIGNAL_INT, Optional.empty()));
-    List<HarnessProcess.Event> events = untilEnd(probe, harness);
-    assertEquals(List.of("got-sigint"), lines(events));
-    HarnessProcess.Exited exit = of(events, HarnessProcess.Exited.class).get(0);
-    assertEquals(Optional.of(7), exit.code(), "the harness's own exit, not a kill: " + exit);
-    assertFalse(exit.killedByRuntime());
-    assertEquals(
-        List.of(true),
-        of(events, HarnessProcess.InterruptResult.class).stream()
-            .map(HarnessProcess.InterruptResult::delivered)
-            .toList());
-    HarnessFixture.assertClosedAndGone(launch);
-  }
-
-  @Test
-  void stdinMessagesReachTheContainedHarness() throws IOException {
-    AppliedLaunch launch = launch(HarnessGrants.NONE, "read-then-answer.sh");
-    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
-    ActorRef<HarnessProcess.Command> harness =
-        testKit.spawn(
-            HarnessProcess.create(launch, probe.getRef(), limits(ContainmentConfig.Mode.REQUIRED)));
-    probe.expectMessageClass(HarnessProcess.ContainmentDecided.class, WAIT);
-    probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT);
-    HarnessFixture.readUntil(probe, harness, "ready");
-    harness.tell(
-        new HarnessProcess.Interrupt(
-            InterruptMethod.STDIN_MESSAGE, Optional.of("stop\n".getBytes(StandardCharsets.UTF_8))));
-    List<HarnessProcess.Event> events = untilEnd(probe, harness);
-    assertEquals(List.of("got stop"), lines(events));
-    assertEquals(Optional.of(0), of(events, HarnessProcess.Exited.class).get(0).code());
-    HarnessFixture.assertClosedAndGone(launch);
-  }
-
-  @Test
   void autoWithoutBwrapRunsUncontainedWithTheWarning() throws IOException {
-    AppliedLaunch launch = launch(HarnessGrants.NONE, "write-workdir.sh");
+    AppliedLaunch launch = launch(runDir, HarnessGrants.NONE, "write-workdir.sh");
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     HarnessLimits limits =
         HarnessFixture.limits()
@@ -386,7 +283,7 @@ class ContainedHarnessTest {
 
   @Test
   void requiredWithoutBwrapRefusesToStart() throws IOException {
-    AppliedLaunch launch = launch(HarnessGrants.NONE, "write-workdir.sh");
+    AppliedLaunch launch = launch(runDir, HarnessGrants.NONE, "write-workdir.sh");
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     HarnessLimits limits =
         HarnessFixture.limits()

@@ -77,10 +77,12 @@ class HarnessMetersTest {
                     .withContainment(ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED))));
     harness.tell(new HarnessProcess.CloseStdin());
     List<String> lines = new ArrayList<>();
+    List<HarnessProcess.Event> events = new ArrayList<>();
     boolean exited = false;
     boolean ended = false;
     while (!exited || !ended) {
       HarnessProcess.Event e = probe.receiveMessage(WAIT);
+      events.add(e);
       if (e instanceof HarnessProcess.Lines l) {
         lines.addAll(l.lines());
         harness.tell(new HarnessProcess.BatchHandled());
@@ -88,7 +90,7 @@ class HarnessMetersTest {
       exited |= e instanceof HarnessProcess.Exited || e instanceof HarnessProcess.SpawnFailed;
       ended |= e instanceof HarnessProcess.StdoutEnded || e instanceof HarnessProcess.SpawnFailed;
     }
-    assertEquals(List.of("denied 403", "denied 403", "denied 403"), lines);
+    assertEquals(List.of("denied 403", "denied 403", "denied 403"), lines, events::toString);
     assertEquals(
         1, registry.get("capsule.runner.harness.spawn").tag("result", "started").timer().count());
     assertTrue(

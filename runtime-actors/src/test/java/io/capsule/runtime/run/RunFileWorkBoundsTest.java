@@ -15,8 +15,11 @@ import io.capsule.driver.api.LoginState;
 import io.capsule.driver.api.ProcessDriver;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.RunLimits;
+import io.capsule.runtime.VersionProber;
+import io.capsule.runtime.harness.HarnessLimits;
 import io.capsule.runtime.javadsl.EmbeddedRuntime;
 import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunHandle;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunPhase;
 import io.capsule.runtime.javadsl.RunStatus;
@@ -24,6 +27,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -127,6 +132,90 @@ class RunFileWorkBoundsTest {
     probe.awaitAssert(
         MAX,
         () -> {
+          fx.assertNoFilesDirLeft();
+          return null;
+        });
+  }
+
+  @Test
+  void aHarnessWhoseSpawnNeverReturnsIsGivenUpAtTheKillsBoundAndTheRunReports(@TempDir Path root)
+      throws Exception {
+    // Only the harness's io dispatcher is stuck: its spawn queues behind a held thread, so the
+    // harness never exits, however it is killed. Before the bound a cancel then waited for ever.
+    RunLimits d = RunFixture.limits(root);
+    HarnessLimits h = d.harness();
+    RunLimits limits =
+        new RunLimits(
+            d.versionProbeTimeout(),
+            d.driverCallTimeout(),
+            d.inactivityTimeout(),
+            d.terminalGrace(),
+            d.interruptGrace(),
+            root,
+            d.blockingDispatcher(),
+            new HarnessLimits(
+                h.batchMaxLines(),
+                h.lineCapBytes(),
+                h.stderrTailBytes(),
+                h.stderrDrainTimeout(),
+                h.probeTimeout(),
+                STUCK,
+                h.containment()));
+    VersionProber answers =
+        (binary, args, env, workdir) -> CompletableFuture.completedFuture(Optional.of("1.0.0"));
+    EmbeddedRuntime runtime =
+        EmbeddedRuntime.create(
+            kit.system(), limits, EmbeddedRuntime.noFolderDrivers(), Optional.of(answers));
+    RunFixture fx = new RunFixture(kit, limits, runtime);
+    Executor pool = kit.system().dispatchers().lookup(DispatcherSelector.fromConfig(STUCK));
+    CountDownLatch held = new CountDownLatch(1);
+    pool.execute(
+        () -> {
+          held.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    assertTrue(held.await(MAX.toSeconds(), TimeUnit.SECONDS), "the io pool is held");
+    Path marker = root.resolve("harness-pid");
+    CapsuleRef ref = fx.scenario("!pid " + marker, "!hang");
+    TestProbe<RunEvent> probe = kit.createTestProbe();
+    RunHandle handle = runtime.start(fx.request(ref, "t"), probe.ref());
+    List<RunEvent> seen = until(probe, e -> isPhase(e, RunPhase.RUNNING));
+
+    handle.cancel(); // the interrupt cannot be delivered (nothing spawned yet): the group is killed
+    seen.addAll(until(probe, e -> isPhase(e, RunPhase.INTERRUPTING)));
+    seen.addAll(drain(probe));
+    time.timePasses(CapsuleRun.KILL_BOUND.minusMillis(1));
+    seen.addAll(drain(probe));
+    assertTrue(
+        seen.stream().noneMatch(e -> e instanceof RunEvent.Finished), "ended early: " + seen);
+    time.timePasses(Duration.ofMillis(1));
+    seen.addAll(RunFixture.events(probe, MAX));
+
+    RunOutcome o = RunFixture.outcome(seen);
+    assertEquals(RunStatus.FAILED, o.status(), o::toString);
+    assertEquals("canceled", o.failureType().orElseThrow(), o::toString);
+    assertTrue(o.message().contains("W-RUN-046"), o.message());
+    assertTrue(
+        RunFixture.only(seen, RunEvent.Warning.class).stream()
+            .anyMatch(w -> w.code().equals("W-RUN-046")),
+        "the abandoned harness is a warning: " + seen);
+
+    // The spawn comes back once the pool is free: the harness is killed then, and nothing is left.
+    release.countDown();
+    probe.awaitAssert(
+        MAX,
+        () -> {
+          assertEquals(
+              List.of(),
+              ProcessHandle.current()
+                  .descendants()
+                  .filter(p -> p.info().commandLine().orElse("").contains("play.sh"))
+                  .map(ProcessHandle::pid)
+                  .toList());
           fx.assertNoFilesDirLeft();
           return null;
         });

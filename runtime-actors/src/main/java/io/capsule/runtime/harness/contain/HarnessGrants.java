@@ -100,7 +100,12 @@ public record HarnessGrants(
   /** What the egress proxy lets through: the allowlist and the run's loopback services. */
   public List<NetworkEntry> egress() {
     List<NetworkEntry> all = new java.util.ArrayList<>(network);
-    loopbackPorts.forEach(p -> all.add(NetworkEntry.parse("127.0.0.1:" + p)));
+    for (int port : loopbackPorts) {
+      NetworkEntry local = NetworkEntry.parse("127.0.0.1:" + port);
+      if (!all.contains(local)) { // an allowlist entry 127.0.0.1:port is one already
+        all.add(local);
+      }
+    }
     return all;
   }
 

@@ -113,6 +113,40 @@ class EgressProxyTest {
     }
   }
 
+  /** The sandbox has no DNS: a granted name is resolved here, by the proxy. */
+  @Test
+  void aGrantedHostNameIsResolvedByTheProxy() throws IOException {
+    try (EgressProxy proxy =
+            EgressProxy.start(
+                new EgressPolicy(List.of(NetworkEntry.parse("localhost:" + echo.getLocalPort()))),
+                config(),
+                (host, port, reason, count) -> refusals.add(host + ":" + port));
+        SocketChannel c = connect(proxy)) {
+      send(c, "CONNECT localhost:" + echo.getLocalPort() + " HTTP/1.1\r\n\r\n");
+      assertTrue(readUntil(c, "\r\n\r\n").startsWith("HTTP/1.1 200 "));
+      send(c, "by-name");
+      assertEquals("by-name", readUntil(c, "by-name"));
+      assertEquals(List.of(), refusals);
+    }
+  }
+
+  @Test
+  void aPlainHttpRequestInAbsoluteFormIsForwardedInOriginForm() throws IOException {
+    try (EgressProxy proxy = proxy(config());
+        SocketChannel c = connect(proxy)) {
+      send(
+          c,
+          "GET http://127.0.0.1:"
+              + echo.getLocalPort()
+              + "/x?y HTTP/1.1\r\nHost: 127.0.0.1\r\nProxy-Connection: keep-alive\r\n\r\n");
+      // The echo server returns what reached it: the origin-form head, the proxy's header dropped.
+      String got = readUntil(c, "\r\n\r\n");
+      assertTrue(got.startsWith("GET /x?y HTTP/1.1\r\nHost: 127.0.0.1\r\n"), got);
+      assertTrue(!got.contains("Proxy-Connection"), got);
+      assertEquals(List.of(), refusals);
+    }
+  }
+
   @Test
   void aRefusedHostGets403WithTheReasonAndIsCountedAndNeverConnected() throws IOException {
     try (EgressProxy proxy = proxy(config())) {

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.capsule.config.manifest.Manifest;
 import io.capsule.config.manifest.ManifestLoader;
+import io.capsule.config.manifest.NetworkEntry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +48,22 @@ class HarnessGrantsTest {
     assertEquals(
         Optional.of(dir.toAbsolutePath()),
         HarnessGrants.of(m, tmp).withLoopback(4711).capsuleDir());
+  }
+
+  @Test
+  void anAllowlistedLoopbackEntryIsLetThroughOnceBesideTheRunsOwnService() {
+    HarnessGrants g =
+        new HarnessGrants(
+                List.of(NetworkEntry.parse("127.0.0.1:4711"), NetworkEntry.parse("api.x.com:443")),
+                List.of(),
+                false,
+                tmp)
+            .withLoopback(4712);
+
+    assertEquals(List.of(4711, 4712), g.loopbackPorts());
+    assertEquals(
+        List.of("127.0.0.1:4711", "api.x.com:443", "127.0.0.1:4712"),
+        g.egress().stream().map(NetworkEntry::toString).toList());
   }
 
   /** An in-memory manifest has no folder of its own (its capsuleDir is only a base for paths). */
