@@ -52,7 +52,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *
  * <p>The protocol's rules for one runner's frames (hello and resume, ownership, held-frame budget,
  * apply-then-ack) are in {@link RunnerFrames}; the per-runner state and its arithmetic in {@link
- * BrainSession}; the write queue and the order of effects in {@link BrainJournal}.
+ * BrainSession}; the write queue and the order of effects in {@link BrainJournal}; taking a dead
+ * runner's tasks back in {@link RunnerDeath}. Over 400 lines: the message handlers that remain are
+ * the brain's one sequence of decisions (connections, assignments, cancels, deaths, stopping) and
+ * read best together.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
   // Not sealed: RunnerOpened, which the project's entity (another package) passes on, is top-level.
@@ -91,9 +94,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   record Shutdown() implements Command {}
 
   private record HelloTimeout(String id) implements Command {}
-
-  /** The runner's connection has been gone for dead-after: take its tasks back. */
-  private record DeadAfter(RunnerKey key) implements Command {}
 
   /** The gateway stopped without a {@link Closed} (its node died): as if it had closed. */
   private record GatewayGone(String id) implements Command {}
@@ -174,7 +174,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .onMessage(Closed.class, this::onClosed)
         .onMessage(GatewayGone.class, g -> onClosed(new Closed(g.id(), "its node left")))
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
-        .onMessage(DeadAfter.class, this::onDeadAfter)
+        .onMessage(RunnerDeath.DeadAfter.class, this::onDeadAfter)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
@@ -268,12 +268,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     return this;
   }
 
-  /** A runner without a connection: if it is not back within dead-after, its tasks go back. */
   private void watchDeath(RunnerKey key, BrainSession s) {
-    String timer = RunnerDeath.timer(key);
-    if (s.conn == null && !s.openTasks.isEmpty() && !timers.isTimerActive(timer)) {
-      timers.startSingleTimer(timer, new DeadAfter(key), config.deadAfter());
-    }
+    RunnerDeath.watch(timers, key, s, config.deadAfter());
   }
 
   /**
@@ -281,7 +277,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
    * then (once stored, so the task's new assignment is journaled after it) the queue hears which
    * tasks to place again.
    */
-  private Behavior<Command> onDeadAfter(DeadAfter d) {
+  private Behavior<Command> onDeadAfter(RunnerDeath.DeadAfter d) {
     BrainSession s = sessions.get(d.key());
     if (stopping || s == null || s.conn != null || s.openTasks.isEmpty()) {
       return this; // back, or nothing to take

@@ -4,10 +4,12 @@ import io.capsule.hub.placement.Reclaim;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.frame.TaskCancel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
 
 /**
@@ -27,9 +29,23 @@ final class RunnerDeath {
    */
   record Taken(String taskId, Optional<BrainSession.Numbered<TaskCancel>> cancel) {}
 
+  /** The runner's connection has been gone for dead-after: take its tasks back. */
+  record DeadAfter(RunnerKey key) implements HubCore.Command {}
+
   /** The timer key of a runner's death watch. */
   static String timer(RunnerKey key) {
     return "dead-" + HubRestore.owned(key.projectId(), key.runnerId());
+  }
+
+  /**
+   * A runner without a connection and with open tasks: unless a watch runs already, {@link
+   * DeadAfter} comes in {@code deadAfter} (a hello cancels it, see {@link #timer}).
+   */
+  static void watch(
+      TimerScheduler<HubCore.Command> timers, RunnerKey key, BrainSession s, Duration deadAfter) {
+    if (s.conn == null && !s.openTasks.isEmpty() && !timers.isTimerActive(timer(key))) {
+      timers.startSingleTimer(timer(key), new DeadAfter(key), deadAfter);
+    }
   }
 
   /**
