@@ -52,7 +52,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *
  * <p>The protocol's rules for one runner's frames (hello and resume, ownership, held-frame budget,
  * apply-then-ack) are in {@link RunnerFrames}; the per-runner state and its arithmetic in {@link
- * BrainSession}; the write queue and the order of effects in {@link BrainJournal}.
+ * BrainSession}; the write queue and the order of effects in {@link BrainJournal}; taking a dead
+ * runner's tasks back in {@link RunnerDeath}. Over 400 lines: the message handlers that remain are
+ * the brain's one sequence of decisions (connections, assignments, cancels, deaths, stopping) and
+ * read best together.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
   // Not sealed: RunnerOpened, which the project's entity (another package) passes on, is top-level.
@@ -146,8 +149,11 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
               s.openTasks.addAll(r.openTasks());
               sessions.put(key, s);
               publish(key, s); // a restored runner: known, not connected, with its open tasks
+              watchDeath(key, s);
             });
     this.taskOwner = new HashMap<>(restored.taskOwner());
+    // Taken back before the restart and not placed again: to the queue once more.
+    restored.taken().forEach((key, tasks) -> events.offer(new HubEvent.Reclaimed(key, tasks)));
     this.frames =
         new RunnerFrames(
             config,
@@ -168,6 +174,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .onMessage(Closed.class, this::onClosed)
         .onMessage(GatewayGone.class, g -> onClosed(new Closed(g.id(), "its node left")))
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
+        .onMessage(RunnerDeath.DeadAfter.class, this::onDeadAfter)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
@@ -215,6 +222,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     } else if (c.hello == null) {
       if (frame instanceof Hello h) {
         timers.cancel("hello-" + c.opened.id());
+        timers.cancel(RunnerDeath.timer(c.key())); // back in time: it keeps its tasks
         frames.onHello(c, h);
       } else {
         getContext().getLog().warn("{}: {} before hello, dropped", c.key(), frame);
@@ -255,7 +263,39 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
             snapshot.put(c.key(), info);
             events.offer(new HubEvent.RunnerDown(c.key(), closed.reason()));
           });
+      watchDeath(c.key(), s);
     }
+    return this;
+  }
+
+  private void watchDeath(RunnerKey key, BrainSession s) {
+    RunnerDeath.watch(timers, key, s, config.deadAfter());
+  }
+
+  /**
+   * Gone past dead-after: each open task's {@link RunnerDeath cancel} is journaled for the runner,
+   * then (once stored, so the task's new assignment is journaled after it) the queue hears which
+   * tasks to place again.
+   */
+  private Behavior<Command> onDeadAfter(RunnerDeath.DeadAfter d) {
+    BrainSession s = sessions.get(d.key());
+    if (stopping || s == null || s.conn != null || s.openTasks.isEmpty()) {
+      return this; // back, or nothing to take
+    }
+    List<RunnerDeath.Taken> taken =
+        RunnerDeath.takeBack(d.key(), s, taskOwner, config, getContext().getLog());
+    taken.forEach(
+        t -> t.cancel().ifPresent(c -> send(s, d.key(), c, () -> {}, new CompletableFuture<>())));
+    List<String> ids = taken.stream().map(RunnerDeath.Taken::taskId).toList();
+    RunnerInfo info = s.info(d.key());
+    journal.then(
+        d.key(),
+        List.of(),
+        0,
+        () -> {
+          snapshot.put(d.key(), info);
+          events.offer(new HubEvent.Reclaimed(d.key(), ids));
+        });
     return this;
   }
 
@@ -276,6 +316,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     taskOwner.put(HubRestore.owned(a.key().projectId(), sent.frame().taskId()), a.key());
     RunnerInfo info = s.info(a.key());
     send(s, a.key(), sent, () -> snapshot.put(a.key(), info), a.reply());
+    watchDeath(a.key(), s); // assigned to a runner that is away: it has dead-after to come back
     return this;
   }
 

@@ -59,7 +59,10 @@ import org.junit.jupiter.api.io.TempDir;
 class HubRestartTest {
   private static final String PROJECT = "p-restart";
   private static final RunnerKey KEY = new RunnerKey(PROJECT, "r-1");
-  private static final ProtocolConfig CONFIG = WsFixture.fast().build();
+  // A restart is not a runner's death: a long dead-after keeps a hub that restarts slowly on a
+  // loaded machine from taking the runner's tasks back (E-HUB-008) before it reconnects.
+  private static final ProtocolConfig CONFIG =
+      WsFixture.fast().deadAfter(java.time.Duration.ofSeconds(60)).build();
 
   private final ActorTestKit kit = ActorTestKit.create();
   final List<AutoCloseable> open = new ArrayList<>(); // closed last to first after each case
