@@ -164,7 +164,7 @@ final class BrainJournal {
    */
   void answer(HubCore.Inbound in) {
     if (!hasRoom() || !unanswered.isEmpty()) {
-      unanswered.add(in); // at most one per connection: a gateway waits for each answer
+      unanswered.add(in); // at most RunnerGateway.IN_FLIGHT per connection
       return;
     }
     RunnerGateway.Consumed consumed = new RunnerGateway.Consumed(in.id());
