@@ -98,7 +98,7 @@ final class Lifter {
   private Object loadPrimitive(Primitive p, int ptr) {
     switch (p) {
       case BOOL:
-        return bool(memory.loadU8(ptr) & 0xff, "at " + hex(unsigned(ptr)));
+        return bool(memory.loadU8(ptr) & 0xff, unsigned(ptr));
       case U8:
         return memory.loadU8(ptr) & 0xff;
       case S32:
@@ -137,7 +137,7 @@ final class Lifter {
           case 2 -> memory.loadU16(ptr) & 0xffffL;
           default -> unsigned(memory.loadI32(ptr));
         };
-    int index = caseIndex(t, discriminant, "at " + hex(unsigned(ptr)));
+    int index = caseIndex(t, discriminant, unsigned(ptr));
     Optional<Object> payload =
         layout
             .payload(index)
@@ -162,7 +162,7 @@ final class Lifter {
     }
     CasedType c = (CasedType) t;
     CaseLayout layout = c.cases();
-    int index = caseIndex(c, unsigned((int) in.next(FlatType.I32)), "(flat)");
+    int index = caseIndex(c, unsigned((int) in.next(FlatType.I32)), FLAT);
     FlatIn.Coerced payloadIn = new FlatIn.Coerced(in, layout.flatPayload());
     Optional<Object> payload =
         layout.payload(index).map(p -> payload(c, index, () -> liftFlat(p, payloadIn)));
@@ -173,7 +173,7 @@ final class Lifter {
   private Object liftPrimitive(Primitive p, FlatIn in) {
     switch (p) {
       case BOOL:
-        return bool(unsigned((int) in.next(FlatType.I32)), "(flat)");
+        return bool(unsigned((int) in.next(FlatType.I32)), FLAT);
       case U8:
         return (int) in.next(FlatType.I32) & 0xff;
       case S32:
@@ -204,14 +204,25 @@ final class Lifter {
     return WitRecord.of(values);
   }
 
-  private static Boolean bool(long value, String where) {
+  /** The address of a flat value, which has none; a violation then says {@code (flat)}. */
+  private static final long FLAT = -1;
+
+  /**
+   * Where a value was, for a violation's text: built only when one is thrown, since lifting a batch
+   * reads thousands of bools and discriminants.
+   */
+  private static String where(long at) {
+    return at == FLAT ? "(flat)" : "at " + hex(at);
+  }
+
+  private static Boolean bool(long value, long at) {
     if (value == 0) {
       return Boolean.FALSE;
     }
     if (value == 1) {
       return Boolean.TRUE;
     }
-    throw Violations.of("bool %s is %d; the host accepts only 0 or 1", where, value);
+    throw Violations.of("bool %s is %d; the host accepts only 0 or 1", where(at), value);
   }
 
   /** CanonicalABI.md {@code canonicalize64}: every NaN becomes the one canonical NaN. */
@@ -219,12 +230,12 @@ final class Lifter {
     return Double.isNaN(d) ? Double.NaN : d;
   }
 
-  private static int caseIndex(CasedType t, long discriminant, String where) {
+  private static int caseIndex(CasedType t, long discriminant, long at) {
     int count = t.cases().caseCount();
     if (discriminant >= count) {
       throw Violations.of(
           "%s %s has discriminant %d; it has %d cases (0..%d)",
-          t.wit(), where, discriminant, count, count - 1);
+          t.wit(), where(at), discriminant, count, count - 1);
     }
     return (int) discriminant;
   }

@@ -180,25 +180,26 @@ final class Lowerer {
   }
 
   /**
-   * A {@code list<string>} with the per-string allocations made in one guest call ({@link
-   * GuestMemory#allocStrings}): the same allocations, in the same order, as {@link #list}'s path,
-   * the bytes copied once they all exist.
+   * A {@code list<string>} with the list's and the strings' allocations made in one guest call for
+   * up to 16 strings ({@link GuestMemory#allocStringList}): the same allocations, in the same
+   * order, as {@link #list}'s path, the bytes copied once they all exist.
    */
   private int[] stringList(ListType type, List<?> values) {
     int count = values.size();
+    if ((long) count * 8 >= 1L << 31) {
+      throw Violations.of(
+          "a %s of %d items needs %d bytes, over the 32-bit address space",
+          type.wit(), count, (long) count * 8);
+    }
     byte[][] encoded = new byte[count][];
+    int[] lengths = new int[count];
     for (int i = 0; i < count; i++) {
       encoded[i] =
           as(String.class, values.get(i), Primitive.STRING).getBytes(StandardCharsets.UTF_8);
+      lengths[i] = encoded[i].length;
     }
-    int ptr = allocate(4, (long) count * 8, () -> "a " + type.wit() + " of " + count + " items");
+    int ptr = memory.allocStringList(lengths);
     for (int i = 0; i < count; i++) {
-      memory.storeI32(ptr + i * 8 + 4, encoded[i].length);
-    }
-    memory.allocStrings(ptr, count);
-    for (int i = 0; i < count; i++) {
-      // Written again: the guest's allocator ran in between and may have touched the slot.
-      memory.storeI32(ptr + i * 8 + 4, encoded[i].length);
       memory.storeBytes(memory.loadI32(ptr + i * 8), encoded[i]);
     }
     return new int[] {ptr, count};

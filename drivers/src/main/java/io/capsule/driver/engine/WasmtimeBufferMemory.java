@@ -32,7 +32,7 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
     this.currentSize = currentSize;
   }
 
-  /** Offers {@link #allocStrings} through the helper (a single instance with a cabi_realloc). */
+  /** Offers {@link #allocStringList} through the helper (a single instance with a cabi_realloc). */
   void offerStringLists(WasmtimeStringLists lists) {
     this.stringLists = lists;
   }
@@ -43,19 +43,33 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
   }
 
   @Override
-  public void allocStrings(int list, int count) {
+  public int allocStringList(int[] lengths) {
     if (stringLists == null) {
       throw new UnsupportedOperationException("no string-list helper for this memory");
     }
-    long[] out = stringLists.allocate(list, count);
-    int failed = (int) out[1];
-    if (failed != -1) {
-      int length = loadI32(list + failed * 8 + 4);
-      // The helper stopped at this pointer; the same check as one realloc's names what is wrong.
-      checkAllocation((int) out[0], 1, length);
-      throw Failures.badRealloc(
-          "returned 0x" + Long.toHexString(out[0]) + " for string " + failed + ", out of bounds");
+    int count = lengths.length;
+    int list = stringLists.allocateList(count);
+    checkAllocation(list, 4, count * 8);
+    for (int i = 0; i < count; i++) {
+      storeI32(list + i * 8 + 4, lengths[i]);
     }
+    int[] out = stringLists.allocateStrings();
+    int failed = out[1];
+    if (failed != -1) {
+      // The helper stopped at this pointer; the same check as one realloc's names what is wrong.
+      checkAllocation(out[0], 1, lengths[failed]);
+      throw Failures.badRealloc(
+          "returned 0x"
+              + Integer.toHexString(out[0])
+              + " for string "
+              + failed
+              + ", out of bounds");
+    }
+    for (int i = 0; i < count; i++) {
+      // Written again: the guest's allocator ran in between and may have touched the slot.
+      storeI32(list + i * 8 + 4, lengths[i]);
+    }
+    return list;
   }
 
   /** The guest ran: check the view against the memory's size before the next access. */

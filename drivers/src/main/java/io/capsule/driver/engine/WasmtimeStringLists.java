@@ -10,12 +10,17 @@ import java.util.List;
 import java.util.function.BiFunction;
 
 /**
- * The per-string {@code cabi_realloc} calls of lowering a {@code list<string>}, made by a small
- * helper module ({@code src/main/wat/alloc-strings.wat}) instantiated in the driver's own store
- * with the driver's memory and {@code cabi_realloc} as its imports. Why: through wasmtime-java
- * every host-to-guest call costs tens of microseconds of JNI and dynamic marshalling (profiled: 60
- * % of a {@code parse} call was the 17 crossings lowering 16 lines), while a call from WebAssembly
- * to WebAssembly costs nanoseconds. One helper call replaces one crossing per line.
+ * The {@code cabi_realloc} calls of lowering a {@code list<string>}, made by a small helper module
+ * ({@code src/main/wat/alloc-strings.wat}) instantiated in the driver's own store with the driver's
+ * memory and {@code cabi_realloc} as its imports. Why: through wasmtime-java every host-to-guest
+ * call costs tens of microseconds of JNI and dynamic marshalling (profiled: 60 % of a {@code parse}
+ * call was the 17 crossings lowering 16 lines), while a call from WebAssembly to WebAssembly costs
+ * nanoseconds. One helper call replaces one crossing per line. Most of a crossing's cost is
+ * marshalling each parameter and result (a {@code Val}) through JNI, not the call itself (measured:
+ * one call taking the first 16 lengths as 17 parameters was slower than two calls with 9 values in
+ * all), so the helper's two exports pass one value each: {@code alloc_list(count)} allocates the
+ * list and keeps it and the count in globals, the host writes the lengths, {@code alloc_strings()}
+ * allocates the strings and returns the first bad pointer and its index packed in one i64.
  *
  * <p>Why the canonical ABI allows it: the guest's allocator sees the very calls {@code
  * store_list_into_range} makes — {@code cabi_realloc(0, 0, 1, len)} per string, in order, after the
@@ -33,11 +38,13 @@ final class WasmtimeStringLists {
   /** The helper module's bytes, built from {@code src/main/wat/alloc-strings.wat}. */
   static final String RESOURCE = "alloc-strings.wasm";
 
-  private static final String EXPORT = "alloc_strings";
-  private static final CoreModule.FuncType TYPE =
-      new CoreModule.FuncType(
-          List.of(CoreModule.ValType.I32, CoreModule.ValType.I32),
-          List.of(CoreModule.ValType.I32, CoreModule.ValType.I32));
+  private static final String LIST = "alloc_list";
+  private static final String STRINGS = "alloc_strings";
+  private static final CoreModule.FuncType LIST_TYPE =
+      new CoreModule.FuncType(List.of(CoreModule.ValType.I32), List.of(CoreModule.ValType.I32));
+  private static final CoreModule.FuncType STRINGS_TYPE =
+      new CoreModule.FuncType(List.of(), List.of(CoreModule.ValType.I64));
+  private static final long[] NO_ARGS = {};
 
   private final Store<?> store;
   private final Module module;
@@ -46,6 +53,7 @@ final class WasmtimeStringLists {
   private final long deadlineTicks;
   private final WasmtimeBufferMemory view;
   private final BiFunction<String, RuntimeException, RuntimeException> classify;
+  private final long[] countArg = new long[1];
   private Instance instance;
   private WasmtimeExports exports;
 
@@ -71,17 +79,29 @@ final class WasmtimeStringLists {
   }
 
   /**
-   * Runs the helper over the list's {@code count} elements.
+   * Allocates a list of {@code count} elements of 8 bytes, {@code cabi_realloc(0, 0, 4, 8 *
+   * count)}, and remembers it and its count for {@link #allocateStrings}.
+   *
+   * @return the guest's pointer, unchecked
+   */
+  int allocateList(int count) {
+    if (exports == null) {
+      instantiate();
+    }
+    countArg[0] = count;
+    return (int) exports.call(LIST, countArg)[0];
+  }
+
+  /**
+   * Allocates each string of the list {@link #allocateList} made, whose length slots the caller has
+   * written.
    *
    * @return {@code {pointer, index}}: index -1 when every pointer was good, else the first bad
    *     pointer and its element's index
    */
-  long[] allocate(int list, int count) {
-    if (exports == null) {
-      instantiate();
-    }
-    long[] out = exports.call(EXPORT, new long[] {Integer.toUnsignedLong(list), count});
-    return new long[] {out[0], (int) out[1]};
+  int[] allocateStrings() {
+    long packed = exports.call(STRINGS, NO_ARGS)[0];
+    return new int[] {(int) packed, (int) (packed >> 32)};
   }
 
   private void instantiate() {
@@ -98,10 +118,13 @@ final class WasmtimeStringLists {
             deadlineTicks,
             view,
             name -> {
-              if (!EXPORT.equals(name)) {
-                throw Failures.noSuchExport(name);
+              if (LIST.equals(name)) {
+                return LIST_TYPE;
               }
-              return TYPE;
+              if (STRINGS.equals(name)) {
+                return STRINGS_TYPE;
+              }
+              throw Failures.noSuchExport(name);
             },
             name -> instance.getFunc(store, name).orElseThrow(() -> Failures.noSuchExport(name)),
             (export, e) -> classify.apply("cabi_realloc", e));

@@ -44,25 +44,26 @@ public interface GuestMemory {
   int realloc(int oldPtr, int oldSize, int align, int newSize);
 
   /**
-   * Whether {@link #allocStrings} is offered: the engine can make a {@code list<string>}'s
-   * per-string {@code cabi_realloc} calls from inside the guest's store in one call (wasmtime,
-   * where each host-to-guest call is expensive).
+   * Whether {@link #allocStringList} is offered: the engine can make a {@code list<string>}'s
+   * {@code cabi_realloc} calls from inside the guest's store, in one call for a batch of up to 16
+   * (wasmtime, where each host-to-guest call is expensive).
    */
   default boolean allocatesStringsInOneCall() {
     return false;
   }
 
   /**
-   * For the {@code count} elements of a {@code list<string>} at {@code list} (allocated through
-   * {@link #realloc}, each element's length slot at {@code +4} already written): calls {@code
-   * cabi_realloc(0, 0, 1, length)} for each element in order, checks each pointer as {@link
-   * #realloc} does, and stores it in the element's pointer slot; the caller then copies the bytes.
-   * The same calls, arguments and order as one {@link #realloc} per string.
+   * Allocates a {@code list<string>} whose elements have these byte lengths: calls {@code
+   * cabi_realloc(0, 0, 4, 8 * count)} for the list, then {@code cabi_realloc(0, 0, 1, length)} for
+   * each element in order, checks each pointer as {@link #realloc} does, and writes each element's
+   * pointer and length slots; the caller then copies the bytes. The same calls, arguments and order
+   * as one {@link #realloc} for the list and one per string.
    *
+   * @return the list's pointer
    * @throws AbiViolation for the first bad pointer, as {@link #realloc} would
    * @throws UnsupportedOperationException unless {@link #allocatesStringsInOneCall()}
    */
-  default void allocStrings(int list, int count) {
+  default int allocStringList(int[] lengths) {
     throw new UnsupportedOperationException("this engine allocates one string per call");
   }
 }

@@ -84,6 +84,24 @@ class StringListLoweringTest {
   }
 
   @Test
+  void everyBatchSizeTheRuntimeUsesMatchesOneCallPerString() {
+    // alloc_list allocates the list, alloc_strings the strings from the lengths the host wrote:
+    // empty, single and batch-sized lists give the per-string path's pointers, in order.
+    try (WasmInstance w = wasmtime.compile(Fixtures.bytes("minimal"), CAP).instantiate(DEADLINE);
+        WasmInstance c = chicory.compile(Fixtures.bytes("minimal"), CAP).instantiate(DEADLINE)) {
+      for (int count : new int[] {0, 1, 2, 16, 17, 256}) {
+        List<String> batch = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          batch.add(i % 3 == 0 ? "" : "line " + i + " \u00e9".repeat(i));
+        }
+        List<Object> viaHelper = lower(w, batch);
+        assertEquals(lower(c, batch), viaHelper, "count " + count);
+        assertEquals(batch, viaHelper.get(viaHelper.size() - 1), "count " + count);
+      }
+    }
+  }
+
+  @Test
   void anAllocatorThatTrapsInsideTheHelperIsADriverTrapOfCabiReallocAndTheNextInstanceWorks() {
     // 3 MiB does not fit under the 2 MiB cap: memory.grow fails and the allocator traps.
     List<String> tooBig = List.of("ok", "y".repeat(3 << 20));
