@@ -59,10 +59,14 @@ import org.junit.jupiter.api.io.TempDir;
 class HubRestartTest {
   private static final String PROJECT = "p-restart";
   private static final RunnerKey KEY = new RunnerKey(PROJECT, "r-1");
-  // A restart is not a runner's death: a long dead-after keeps a hub that restarts slowly on a
-  // loaded machine from taking the runner's tasks back (E-HUB-008) before it reconnects.
+  // A restart is not a runner's death: the hubs' long dead-after keeps a hub that restarts slowly
+  // on a loaded machine from taking the runner's tasks back (E-HUB-008) before it reconnects.
   private static final ProtocolConfig CONFIG =
       WsFixture.fast().deadAfter(java.time.Duration.ofSeconds(60)).build();
+
+  // The runner keeps the fast dead-after: it also bounds its wait for an upgrade answer, and a
+  // dial that reached the closing hub would otherwise wait a minute before it tries the new one.
+  private static final ProtocolConfig RUNNER_CONFIG = WsFixture.fast().build();
 
   private final ActorTestKit kit = ActorTestKit.create();
   final List<AutoCloseable> open = new ArrayList<>(); // closed last to first after each case
@@ -122,7 +126,11 @@ class HubRestartTest {
         RunnerClient.start(
             kit.system(),
             RunnerClient.Settings.of(
-                    url, PROJECT, "0.1.0-test", TokenSource.fixed(token(PROJECT, "r-1")), CONFIG)
+                    url,
+                    PROJECT,
+                    "0.1.0-test",
+                    TokenSource.fixed(token(PROJECT, "r-1")),
+                    RUNNER_CONFIG)
                 .withOnState(states::add));
     open.add(() -> client.close().toCompletableFuture().get(20, TimeUnit.SECONDS));
     client.inbound().runWith(Sink.foreach(inbox::add), kit.system());
