@@ -24,6 +24,9 @@ import java.util.function.Consumer;
  * snapshot and the registration happen under the task's lock.
  *
  * <p>Thread-safe: written from the hub's event stream, read from HTTP request threads.
+ *
+ * <p>Just over 400 lines: the journal's replay ({@code replay}) lives here with the live rules, so
+ * a restored book and a live one number a task's events across its placements by the same code.
  */
 final class TaskBook {
 
