@@ -96,8 +96,12 @@ class HubRestartTest {
     ActorTestKit node =
         ActorTestKit.create(
             "store",
-            store
-                .pekkoConfig()
+            // A store node is a cluster member: its shutdown waits up to 10 s for the task shard
+            // region to hand off (a last write the closing hub sent may be buffered there, and is
+            // dropped: never acked, the runner replays it). The testkit's own 10 s bound for the
+            // whole shutdown failed this test in CI; a stopped node is what the test needs.
+            ConfigFactory.parseString("pekko.actor.testkit.typed.system-shutdown-default = 30s")
+                .withFallback(store.pekkoConfig())
                 .withFallback(HubCluster.singleNode())
                 .withFallback(ConfigFactory.load()));
     open.add(node::shutdownTestKit);
