@@ -249,8 +249,8 @@ final class HubApi {
           StatusCodes.CONFLICT,
           Diagnostic.of(Code.E_API_003, "task " + spec.id() + " was deleted from this hub"));
     }
-    Pending pending =
-        new Pending(
+    TaskQueue.Pending pending =
+        new TaskQueue.Pending(
             spec,
             req.capsule(),
             req.runner(),
