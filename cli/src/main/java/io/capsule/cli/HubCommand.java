@@ -42,11 +42,10 @@ import picocli.CommandLine.Option;
     subcommands = {HubCommand.Token.class, HubCommand.Migrate.class})
 final class HubCommand implements Callable<Integer> {
   /**
-   * How long the hub waits for its store to read its history at start and to confirm each write: 10
-   * s is far above a healthy database's milliseconds, and short enough that a store that is gone
-   * stops the hub (E-PRO-010) instead of leaving runners unacknowledged without an error.
+   * How long the hub waits for its store to confirm each write: the store's one write bound, the
+   * same as its JDBC journal's circuit breaker (see HubStore.WRITE_TIMEOUT).
    */
-  static final Duration STORE_TIMEOUT = Duration.ofSeconds(10);
+  static final Duration STORE_TIMEOUT = io.capsule.hub.store.HubStore.WRITE_TIMEOUT;
 
   /**
    * The first read of the store at start: a cold JVM, a forming cluster of one and a history that

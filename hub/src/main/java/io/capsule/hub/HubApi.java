@@ -249,8 +249,8 @@ final class HubApi {
           StatusCodes.CONFLICT,
           Diagnostic.of(Code.E_API_003, "task " + spec.id() + " was deleted from this hub"));
     }
-    TaskQueue.Pending pending =
-        new TaskQueue.Pending(
+    Pending pending =
+        new Pending(
             spec,
             req.capsule(),
             req.runner(),

@@ -16,10 +16,6 @@ import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.hub.web.HubWeb;
 import io.capsule.hub.web.Readiness;
 import io.capsule.protocol.ProtocolConfig;
-import io.capsule.protocol.frame.TaskAssign;
-import io.capsule.protocol.frame.TaskCancel;
-import io.capsule.protocol.frame.TaskProgress;
-import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.token.ProjectTokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -110,7 +106,7 @@ final class ProjectHub {
     ActorSystem<?> system = parent.getSystem();
     HubJournal journal = restored.journal();
     TaskBook book = new TaskBook(!(journal instanceof PersistentHubJournal));
-    journal.recorded().forEach(entry -> restore(book, entry));
+    journal.recorded().forEach(book::replay);
     // After the restore: watchers read history from the journal, the push is for what is new.
     book.publishTo((taskId, entry) -> deps.live().publish(taskId, entry));
     HubServer hub = HubServer.createIn(parent, deps.config(), deps.tokens(), journal);
@@ -215,21 +211,8 @@ final class ProjectHub {
       queue.drain(); // a slot freed
     } else if (e instanceof HubEvent.RunnerUp) {
       queue.drain(); // a runner (maybe the one a queued task names) can take work
-    }
-  }
-
-  /** One journal entry into the book, as if it had happened in this hub. */
-  private static void restore(TaskBook book, HubJournal.Entry entry) {
-    if (entry.frame() instanceof TaskAssign a) {
-      String backend = a.invocation().backend();
-      String capsule = backend.startsWith("capsule:") ? backend.substring(8) : backend;
-      book.add(new TaskBook.Task(a.taskId(), capsule, entry.runner(), a.task().json()));
-    } else if (entry.frame() instanceof TaskCancel c) {
-      book.get(c.taskId()).ifPresent(TaskBook.Task::markCancelRequested);
-    } else if (entry.frame() instanceof TaskProgress p) {
-      book.progress(p);
-    } else if (entry.frame() instanceof TaskReport r) {
-      book.report(r);
+    } else if (e instanceof HubEvent.Reclaimed r) {
+      queue.reclaim(r.runner(), r.taskIds()); // gone past dead-after: placed again
     }
   }
 }

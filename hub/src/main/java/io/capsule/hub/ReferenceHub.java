@@ -44,7 +44,7 @@ import org.apache.pekko.persistence.query.PersistenceQuery;
  */
 public final class ReferenceHub {
   /** As the hub's journal waits for its store: long enough for a busy database, still bounded. */
-  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration STORE_TIMEOUT = io.capsule.hub.store.HubStore.WRITE_TIMEOUT;
 
   /**
    * How long a node's API waits for the brain: a brain that is up answers in milliseconds; one

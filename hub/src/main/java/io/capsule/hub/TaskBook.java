@@ -24,6 +24,9 @@ import java.util.function.Consumer;
  * snapshot and the registration happen under the task's lock.
  *
  * <p>Thread-safe: written from the hub's event stream, read from HTTP request threads.
+ *
+ * <p>Just over 400 lines: the journal's replay ({@code replay}) lives here with the live rules, so
+ * a restored book and a live one number a task's events across its placements by the same code.
  */
 final class TaskBook {
 
@@ -55,6 +58,14 @@ final class TaskBook {
     private Optional<ObjectNode> report = Optional.empty();
     private String state = "assigned";
     private boolean cancelRequested;
+    // The last event id, and what this placement's seqs are shifted by (EventIds counts the same
+    // way over the journal): a task placed again continues its ids after the old run's.
+    private long lastId;
+    private long idOffset;
+    // Runners it was taken from, gone past dead-after: it is not placed on them again.
+    private final Set<String> gaveUp = new java.util.TreeSet<>();
+    // The assignment as last sent: a task taken back is assigned again the same way.
+    private Optional<io.capsule.protocol.frame.TaskAssign> assignment = Optional.empty();
 
     Task(String id, String capsule, RunnerKey runner, ObjectNode spec) {
       this(id, capsule, Optional.of(runner), spec, "assigned");
@@ -92,6 +103,46 @@ final class TaskBook {
       waiting = Optional.of("its assignment was refused, waiting to be placed again: " + reason);
     }
 
+    /**
+     * Taken from {@code dead}, gone past {@code dead-after}, to be placed again: queued, its next
+     * run's event ids counting on from its last. Idempotent (a restart's restore, then the brain's
+     * notice, may both say it).
+     */
+    synchronized void takenFrom(RunnerKey dead) {
+      gaveUp.add(dead.runnerId());
+      idOffset = lastId;
+      if (report.isEmpty()) {
+        runner = Optional.empty();
+        state = "queued";
+        waiting =
+            Optional.of(
+                "runner "
+                    + dead.runnerId()
+                    + " was gone past dead-after; waiting to be placed again ("
+                    + io.capsule.config.diag.Code.E_HUB_008.id()
+                    + ")");
+      }
+    }
+
+    /** It was assigned as {@code a} (the frame as sent, or as the journal kept it). */
+    synchronized void assignedAs(io.capsule.protocol.frame.TaskAssign a) {
+      assignment = Optional.of(a);
+    }
+
+    /** The assignment it last got, if it ever got one. */
+    synchronized Optional<io.capsule.protocol.frame.TaskAssign> assignment() {
+      return assignment;
+    }
+
+    /** Runners it was taken from ({@link #takenFrom}), by id. */
+    synchronized Set<String> gaveUp() {
+      return Set.copyOf(gaveUp);
+    }
+
+    synchronized boolean cancelRequested() {
+      return cancelRequested;
+    }
+
     /** Still queued; {@code reason} is why (the latest plan's words). */
     synchronized void stillWaiting(String reason) {
       waiting = Optional.of(reason);
@@ -115,7 +166,7 @@ final class TaskBook {
       report = Optional.of(r);
       endedUnplaced = true;
       finishedAt = Optional.of(java.time.Instant.now());
-      append(new TaskEntry(1, "report", r));
+      append(new TaskEntry(lastId + 1, "report", r));
     }
 
     synchronized ObjectNode view() {
@@ -172,6 +223,7 @@ final class TaskBook {
 
     private synchronized void append(TaskEntry e) {
       events++;
+      lastId = e.id();
       updatedAt = java.time.Instant.now();
       if (keepsLog || endedUnplaced) {
         log.add(e);
@@ -188,14 +240,14 @@ final class TaskBook {
       } else if ("state".equals(p.kind()) && p.payload().has("phase")) {
         state = p.payload().get("phase").asText().toLowerCase(java.util.Locale.ROOT);
       }
-      append(TaskEntry.of(p));
+      append(TaskEntry.of(p).after(idOffset));
     }
 
     private synchronized void onReport(TaskReport r) {
       report = Optional.of(r.report().json());
       finishedAt = Optional.of(java.time.Instant.now());
       state = r.report().status();
-      append(TaskEntry.of(r));
+      append(TaskEntry.of(r).after(idOffset));
     }
 
     synchronized String state() {
@@ -308,6 +360,33 @@ final class TaskBook {
 
   List<Task> all() {
     return List.copyOf(tasks.values());
+  }
+
+  /**
+   * One journal entry into the book, as if it had happened in this hub (a restart's restore): an
+   * assign adds the task, or places it again when it was taken from a dead runner; a cancel the hub
+   * sent because the runner was gone past dead-after ({@code E-HUB-008}) takes the task from it,
+   * any other cancel marks it requested.
+   */
+  void replay(io.capsule.hub.store.HubJournal.Entry entry) {
+    if (entry.frame() instanceof io.capsule.protocol.frame.TaskAssign a) {
+      String backend = a.invocation().backend();
+      String capsule = backend.startsWith("capsule:") ? backend.substring(8) : backend;
+      if (!add(new Task(a.taskId(), capsule, entry.runner(), a.task().json()))) {
+        get(a.taskId()).ifPresent(t -> t.placed(entry.runner()));
+      }
+      get(a.taskId()).ifPresent(t -> t.assignedAs(a));
+    } else if (entry.frame() instanceof io.capsule.protocol.frame.TaskCancel c) {
+      if (io.capsule.hub.placement.Reclaim.isReclaim(c)) {
+        get(c.taskId()).ifPresent(t -> t.takenFrom(entry.runner()));
+      } else {
+        get(c.taskId()).ifPresent(Task::markCancelRequested);
+      }
+    } else if (entry.frame() instanceof TaskProgress p) {
+      progress(p);
+    } else if (entry.frame() instanceof TaskReport r) {
+      report(r);
+    }
   }
 
   void progress(TaskProgress p) {

@@ -7,26 +7,22 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.hub.metrics.QueueWatch;
 import io.capsule.hub.placement.Placement;
+import io.capsule.hub.placement.Reclaim;
 import io.capsule.hub.placement.RunnerView;
 import io.capsule.hub.placement.Verdict;
-import io.capsule.hub.placement.Waiting;
 import io.capsule.hub.queue.QueueEvent;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.runner.RunnerKey;
-import io.capsule.protocol.frame.Invocation;
-import io.capsule.protocol.frame.TaskSpec;
+import io.capsule.protocol.frame.TaskAssign;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -44,29 +40,10 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  * used slots, so two plans racing never put more tasks on a runner than it has slots; the
  * assignments themselves go to the hub's actor outside the lock.
  *
- * <p>Durable with a store ({@link QueueStore}): a task is answered 201 {@code queued} only once its
- * {@code QUEUED} event is kept, and {@link #restore} rebuilds the queue at start. That it left the
- * queue ({@code PLACED}, {@code CANCELED}) is written after the fact, without waiting: a hub that
- * crashes in between finds the task's {@code task.assign} in the task journal (so it is not queued
- * again), while a lost {@code CANCELED} brings the task back as queued.
+ * <p>Durable with a store: what it keeps there, and how a restart reads it back, is {@link
+ * QueueRecord}'s.
  */
 final class TaskQueue {
-
-  /** A submitted task with everything its assignment needs. */
-  record Pending(
-      TaskSpec spec,
-      String capsule,
-      Optional<String> runner,
-      String role,
-      Invocation invocation,
-      TaskBook.Task task) {
-
-    Waiting waiting() {
-      return runner
-          .map(r -> Waiting.on(spec.id(), capsule, r))
-          .orElseGet(() -> Waiting.any(spec.id(), capsule));
-    }
-  }
 
   /** What {@code POST /v1/tasks} answers; {@code retryAfter} only with 429. */
   record Answer(StatusCode status, ObjectNode body, Optional<Duration> retryAfter) {
@@ -93,8 +70,7 @@ final class TaskQueue {
   private final Duration retryAfter;
   private final LinkedList<Pending> queue = new LinkedList<>();
   private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
-  private final Set<String> stored = new HashSet<>(); // ids with a QUEUED event in the store
-  private final QueueStore store;
+  private final QueueRecord record;
 
   TaskQueue(
       HubServer hub,
@@ -103,7 +79,7 @@ final class TaskQueue {
       int max,
       Duration retryAfter,
       QueueStore store) {
-    this.store = store;
+    this.record = new QueueRecord(store, book, projectId);
     if (max < 0) {
       throw new IllegalArgumentException("capsule.hub.queue-max must be >= 0, not " + max);
     }
@@ -158,7 +134,7 @@ final class TaskQueue {
       watch.queued(p.spec().id(), p.capsule()); // a log line; the wait is timed at placement
       placeNow = take(plan);
       if (!placeNow.contains(p)) {
-        stored.add(p.spec().id());
+        record.waiting(p.spec().id());
       }
     }
     CompletionStage<Answer> answer =
@@ -169,15 +145,15 @@ final class TaskQueue {
 
   /** Answers 201 {@code queued} once the store kept the task; forgets it when the store failed. */
   private CompletionStage<Answer> keep(Pending p) {
-    return store
-        .append(queuedEvent(p))
+    return record
+        .keep(p)
         .handle(
             (ok, failure) -> {
               if (failure == null) {
                 return answerFor(p);
               }
               synchronized (this) {
-                stored.remove(p.spec().id());
+                record.notKept(p.spec().id());
                 boolean wasQueued = queue.remove(p);
                 if (wasQueued) {
                   book.remove(p.spec().id());
@@ -197,73 +173,11 @@ final class TaskQueue {
   }
 
   /**
-   * Rebuilds the queue from what the store kept, in order: tasks still waiting are queued again
-   * (unless the task journal already holds their assignment, so they are in the book), tasks
-   * canceled while waiting are shown canceled, deleted tasks are dropped from the book (restored
-   * from the task journal before this). Call once, before any runner connects.
+   * Rebuilds the queue from what the store kept ({@link QueueRecord#restore}). Call once, before
+   * any runner connects.
    */
   synchronized void restore(List<QueueEvent> events) {
-    Map<String, QueueEvent> waiting = new LinkedHashMap<>();
-    Map<String, QueueEvent> canceled = new LinkedHashMap<>();
-    for (QueueEvent e : events) {
-      switch (e.kind()) {
-        case QUEUED -> waiting.put(e.taskId(), e);
-        case PLACED -> waiting.remove(e.taskId());
-        case CANCELED -> {
-          QueueEvent was = waiting.remove(e.taskId());
-          if (was != null) {
-            canceled.put(e.taskId(), was);
-          }
-        }
-        case FORGOTTEN -> {
-          // Deleted through the API: gone from the book although the task journal still has it.
-          waiting.remove(e.taskId());
-          canceled.remove(e.taskId());
-          book.forgotten(e.taskId());
-        }
-      }
-    }
-    for (QueueEvent e : canceled.values()) {
-      Pending p = pending(e);
-      if (book.add(p.task())) {
-        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
-      }
-    }
-    for (QueueEvent e : waiting.values()) {
-      Pending p = pending(e);
-      if (book.add(p.task())) {
-        queue.add(p);
-        stored.add(e.taskId());
-      }
-    }
-  }
-
-  private static QueueEvent queuedEvent(Pending p) {
-    return QueueEvent.queued(
-        p.spec().id(),
-        p.capsule(),
-        p.runner().orElse(""),
-        p.role(),
-        p.spec().json().toString(),
-        p.invocation().json().toString());
-  }
-
-  private static Pending pending(QueueEvent e) {
-    try {
-      com.fasterxml.jackson.databind.ObjectMapper json =
-          new com.fasterxml.jackson.databind.ObjectMapper();
-      TaskSpec spec = TaskSpec.of(json.readTree(e.spec()));
-      Invocation invocation = Invocation.of(json.readTree(e.invocation()));
-      return new Pending(
-          spec,
-          e.capsule(),
-          Optional.of(e.runner()).filter(r -> !r.isEmpty()),
-          e.role(),
-          invocation,
-          TaskBook.Task.queued(e.taskId(), e.capsule(), spec.json(), "queued before the restart"));
-    } catch (java.io.IOException | DiagnosticException bad) {
-      throw new IllegalStateException("the store holds a queued task the hub cannot read", bad);
-    }
+    queue.addAll(record.restore(events));
   }
 
   private Answer answerFor(Pending p) {
@@ -280,31 +194,49 @@ final class TaskQueue {
             .put("hint", Code.E_PRO_005.hint()));
   }
 
-  /**
-   * Forgets a finished task for good: the deletion is stored first (so a restarted hub does not
-   * bring the task back), then the book forgets it. Fails when the store did not keep it; then
-   * nothing is forgotten.
-   */
+  /** Forgets a finished task for good ({@link QueueRecord#forget}). */
   CompletionStage<TaskBook.Forget> forget(String taskId) {
-    Optional<TaskBook.Task> task = book.get(taskId);
-    if (task.isEmpty()) {
-      return CompletableFuture.completedFuture(TaskBook.Forget.UNKNOWN);
-    }
-    if (!task.get().finished()) {
-      return CompletableFuture.completedFuture(TaskBook.Forget.RUNNING);
-    }
-    return store
-        .append(QueueEvent.left(QueueEvent.Kind.FORGOTTEN, taskId))
-        .thenApply(done -> book.forget(taskId));
+    return record.forget(taskId);
+  }
+
+  /** Forgets the tasks that finished before {@code cutoff} ({@link QueueRecord#sweep}). */
+  void sweep(java.time.Instant cutoff) {
+    record.sweep(cutoff);
   }
 
   /**
-   * Forgets, as a DELETE would (stored, so a restart keeps them forgotten), every task that
-   * finished before {@code cutoff} ({@code capsule.hub.retention}). A deletion the store refuses is
-   * tried again at the next sweep.
+   * Takes back the unfinished tasks of {@code dead}, a runner gone past {@code dead-after}: each
+   * goes to the front of the queue, in the order it was assigned, and is placed again on another
+   * runner with its capsule and a free slot, or waits. A task whose cancel was requested before
+   * ends {@code canceled} instead: its runner never confirmed, and nobody wants it run again.
+   * Nothing is stored here: the brain journaled the cancel that took each task back ({@link
+   * Reclaim}), from which a restarted hub takes them back again.
    */
-  void sweep(java.time.Instant cutoff) {
-    book.finishedBefore(cutoff).forEach(this::forget);
+  void reclaim(RunnerKey dead, List<String> taskIds) {
+    synchronized (this) {
+      for (int i = taskIds.size() - 1; i >= 0; i--) {
+        Optional<TaskBook.Task> task = book.get(taskIds.get(i));
+        Optional<TaskAssign> a = task.flatMap(TaskBook.Task::assignment);
+        if (a.isEmpty() || task.get().finished() || isQueued(taskIds.get(i))) {
+          continue; // forgotten, finished, or already taken back (a restart's restore said it)
+        }
+        task.get().takenFrom(dead);
+        if (task.get().cancelRequested()) {
+          task.get()
+              .endUnplaced(
+                  "canceled",
+                  "canceled; runner " + dead.runnerId() + " was gone before it confirmed");
+          continue;
+        }
+        queue.addFirst(Pending.reclaimed(a.get(), task.get()));
+      }
+    }
+    drain();
+  }
+
+  private boolean isQueued(String taskId) {
+    return queue.stream().anyMatch(p -> p.spec().id().equals(taskId))
+        || inFlight.containsKey(taskId);
   }
 
   /** Who hears of tasks queued and placed (meters, log lines); set once, before the first task. */
@@ -332,11 +264,15 @@ final class TaskQueue {
     for (Pending p : queue) {
       if (p.spec().id().equals(taskId)) {
         queue.remove(p);
-        if (stored.remove(taskId)) {
-          store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId));
-        }
+        boolean takenBack = !p.task().gaveUp().isEmpty();
+        record.canceled(taskId, takenBack);
         p.task().markCancelRequested();
-        p.task().endUnplaced("canceled", "canceled while queued; it never reached a runner");
+        p.task()
+            .endUnplaced(
+                "canceled",
+                takenBack
+                    ? "canceled while queued to be placed again"
+                    : "canceled while queued; it never reached a runner");
         return true;
       }
     }
@@ -417,6 +353,8 @@ final class TaskQueue {
     }
     RunnerKey key = new RunnerKey(projectId, runnerId);
     p.task().placed(key);
+    // Before it is sent: a runner that dies right after gives back a task the book can re-assign.
+    p.task().assignedAs(new TaskAssign(p.spec(), p.role(), p.invocation()));
     return hub.assign(key, p.spec(), p.role(), p.invocation())
         .handle(
             (ok, e) -> {
@@ -429,11 +367,7 @@ final class TaskQueue {
                   } else {
                     p.task().requeued(String.valueOf(cause));
                     queue.addFirst(p);
-                    if (stored.add(p.spec().id())) {
-                      // It was placed at once and never stored as queued; it waits now, so it
-                      // must survive a restart like any queued task (written without waiting).
-                      store.append(queuedEvent(p));
-                    }
+                    record.requeued(p);
                   }
                   // No drain here: what failed would be planned again at once, in a loop. The next
                   // runner or report event drains.
@@ -444,14 +378,8 @@ final class TaskQueue {
             })
         .thenAccept(
             ok -> {
-              boolean wasStored;
-              synchronized (this) {
-                wasStored = ok && stored.remove(p.spec().id());
-              }
-              if (wasStored) {
-                store.append(QueueEvent.left(QueueEvent.Kind.PLACED, p.spec().id()));
-              }
               if (ok) {
+                record.placed(p.spec().id());
                 watch.placed(p.spec().id(), key.toString(), p.task().createdAt); // wait time, log
                 drain(); // the slot counted while assigning may now be counted once, not twice
               }

@@ -50,13 +50,16 @@ final class BenchHub {
   final HttpClient http;
   private final String apiToken;
   private final Optional<Path> stateDir;
+  private final HubStore store;
 
   private BenchHub(
       ActorSystem<Void> system,
       ReferenceHub hub,
       ProjectTokens tokens,
       HttpClient http,
-      Optional<Path> stateDir) {
+      Optional<Path> stateDir,
+      HubStore store) {
+    this.store = store;
     this.system = system;
     this.hub = hub;
     this.tokens = tokens;
@@ -67,8 +70,8 @@ final class BenchHub {
 
   /**
    * Starts a hub on {@code store}: {@code memory} (what {@code capsule hub} keeps without {@code
-   * --state-dir}: H2 in memory) or {@code h2} (an H2 file in a fresh temporary directory, {@code
-   * WRITE_DELAY=0}, as with {@code --state-dir}).
+   * --state-dir}: H2 in memory), {@code h2} (an H2 file in a fresh temporary directory, {@code
+   * WRITE_DELAY=0}, as with {@code --state-dir}) or {@code postgres} ({@link #emptiedPostgres()}).
    */
   static BenchHub start(String name, String store, ProtocolConfig config) {
     Optional<Path> dir = Optional.empty();
@@ -80,7 +83,9 @@ final class BenchHub {
           dir = Optional.of(Files.createTempDirectory("capsule-bench-hub-"));
           hubStore = HubStore.h2File(dir.get());
         }
-        default -> throw new IllegalArgumentException("store is memory or h2, not " + store);
+        case "postgres" -> hubStore = emptiedPostgres();
+        default ->
+            throw new IllegalArgumentException("store is memory, h2 or postgres, not " + store);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -102,12 +107,42 @@ final class BenchHub {
               .toCompletableFuture()
               .get(SLOW.toSeconds(), TimeUnit.SECONDS);
       HttpClient http = HttpClient.newBuilder().connectTimeout(SLOW).build();
-      return new BenchHub(system, hub, tokens, http, dir);
+      return new BenchHub(system, hub, tokens, http, dir, hubStore);
     } catch (Exception e) {
       system.terminate();
       deleteTree(dir);
       throw new IllegalStateException("the bench hub did not start: " + e, e);
     }
+  }
+
+  /**
+   * The PostgreSQL of {@code CAPSULE_PG_URL}, {@code CAPSULE_PG_USER}, {@code CAPSULE_PG_PASSWORD}
+   * (a throwaway server: {@code eval "$(benchmarks/scripts/throwaway-postgres.sh start)"}), its hub
+   * tables dropped first so every run starts empty (a hub reads its whole store when it starts).
+   */
+  static HubStore emptiedPostgres() {
+    String url = System.getenv("CAPSULE_PG_URL");
+    if (url == null) {
+      throw new IllegalStateException(
+          "set CAPSULE_PG_URL/USER/PASSWORD: eval \"$(benchmarks/scripts/throwaway-postgres.sh"
+              + " start)\"");
+    }
+    HubStore store =
+        HubStore.postgres(
+            url, System.getenv("CAPSULE_PG_USER"), System.getenv("CAPSULE_PG_PASSWORD"));
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection(store.url(), store.user(), store.password());
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS public.event_tag, public.event_journal, public.snapshot");
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("cannot empty " + store + ": " + e.getMessage(), e);
+    }
+    return store;
+  }
+
+  /** The store this hub runs on (for a bare JDBC baseline into the same database). */
+  HubStore store() {
+    return store;
   }
 
   /** A token for runner {@code runnerId} of the bench project. */

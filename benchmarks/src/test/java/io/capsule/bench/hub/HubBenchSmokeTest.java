@@ -46,6 +46,20 @@ class HubBenchSmokeTest {
   }
 
   @Test
+  void persistBenchAcksEveryFrameThroughTheJournalAndMeasuresTheBareInsertBeside()
+      throws Exception {
+    PersistBench.Result r = PersistBench.run("h2", 2, 40);
+    assertEquals(80, r.rows());
+    // Every frame went through the journal once, besides the measured round's two assigns.
+    assertEquals(82, r.entries(), r.row());
+    assertTrue(r.writes() >= 1 && r.writes() <= r.entries(), r.row());
+    assertTrue(r.hubPerSecond() > 0 && r.barePerSecond() > 0 && r.ratio() > 0, r.row());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> PersistBench.Options.parse(new String[] {"--frames", "2"}));
+  }
+
+  @Test
   void badOptionsAreRefusedSayingWhich() {
     var unknown =
         assertThrows(

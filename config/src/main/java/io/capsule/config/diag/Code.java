@@ -209,6 +209,11 @@ public enum Code {
       "the project's hub did not answer in time: it is starting, or moving to another node",
       "retry after Retry-After (runners reconnect on their own); if it lasts, check that most"
           + " cluster nodes are up and the store answers"),
+  E_HUB_008(
+      "a runner was gone longer than dead-after; its unfinished tasks were taken from it and are"
+          + " placed again on another runner",
+      "nothing to do: each runs again elsewhere, keeping its events; the runner is told to cancel"
+          + " them if it comes back (its late frames: E-PRO-011)"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(

@@ -12,8 +12,9 @@ import java.util.Optional;
 
 /**
  * One event of a task as its events endpoint sends it: an applied progress frame ({@code id} = the
- * runner's seq, {@code event} = its kind, {@code data} = its payload) or the report ({@code event}
- * = {@code report}), which ends the stream.
+ * runner's seq, plus the placement's offset when the task was placed again: see {@link EventIds};
+ * {@code event} = its kind, {@code data} = its payload) or the report ({@code event} = {@code
+ * report}), which ends the stream.
  */
 public record TaskEntry(long id, String event, JsonNode data) {
   private static final FrameCodec CODEC = FrameCodec.shared();
@@ -21,6 +22,11 @@ public record TaskEntry(long id, String event, JsonNode data) {
   public TaskEntry {
     Objects.requireNonNull(event, "event");
     Objects.requireNonNull(data, "data");
+  }
+
+  /** This entry with its id moved past {@code offset} (a later placement's events). */
+  public TaskEntry after(long offset) {
+    return offset == 0 ? this : new TaskEntry(id + offset, event, data);
   }
 
   public boolean isReport() {

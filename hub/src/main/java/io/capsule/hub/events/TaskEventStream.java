@@ -68,11 +68,16 @@ public final class TaskEventStream {
     return entries(query.currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE));
   }
 
+  /** Read from the task's first event: the ids of a later placement count on from the last. */
   private static Source<TaskEntry, NotUsed> entries(Source<EventEnvelope, NotUsed> events) {
     return events
         .map(EventEnvelope::event)
         .filter(TaskEvent.class::isInstance)
-        .mapConcat(e -> TaskEntry.of((TaskEvent) e).stream().toList());
+        .statefulMapConcat(
+            () -> {
+              EventIds ids = new EventIds();
+              return e -> ids.next((TaskEvent) e).stream().toList();
+            });
   }
 
   /**

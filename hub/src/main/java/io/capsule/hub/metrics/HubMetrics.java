@@ -76,7 +76,10 @@ public final class HubMetrics implements QueueWatch {
     return this;
   }
 
-  /** Meters over the hub's wire counts: frames sent and replayed to runners, held bytes. */
+  /**
+   * Meters over the hub's wire counts: frames sent and replayed to runners, held bytes, journal
+   * writes.
+   */
   public HubMetrics traffic(HubTraffic traffic) {
     FunctionCounter.builder("capsule.hub.frames.sent", traffic, HubTraffic::sentCount)
         .description("task.assign and task.cancel frames numbered for runners")
@@ -87,6 +90,15 @@ public final class HubMetrics implements QueueWatch {
     Gauge.builder("capsule.hub.held.frames", traffic, HubTraffic::heldBytes)
         .description("bytes of out-of-order runner frames held until their gap fills")
         .baseUnit("bytes")
+        .register(registry);
+    FunctionCounter.builder("capsule.hub.journal.writes", traffic, HubTraffic::journalWriteCount)
+        .description("writes to the hub's journal; each carries every entry that arrived meanwhile")
+        .register(registry);
+    FunctionCounter.builder("capsule.hub.journal.entries", traffic, HubTraffic::journalEntryCount)
+        .description("entries written to the hub's journal (entries / writes: the batch size)")
+        .register(registry);
+    Gauge.builder("capsule.hub.journal.pending", traffic, HubTraffic::journalPendingCount)
+        .description("journal entries waiting for the store; their effects wait with them")
         .register(registry);
     return this;
   }

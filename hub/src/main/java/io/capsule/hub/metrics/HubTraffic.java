@@ -11,8 +11,9 @@ import org.apache.pekko.actor.typed.ExtensionId;
 /**
  * What the hub's protocol actor did on the wire, as plain counts it bumps with one-line calls:
  * frames sent to runners, frames sent again after a runner's hello (replayed), and the bytes of
- * out-of-order frames it holds per runner. {@link HubMetrics#traffic} turns them into meters read
- * at each scrape, so the protocol actor needs no metrics code.
+ * out-of-order frames it holds per runner, and its journal writes (how many, how many entries they
+ * carried, how many entries wait for the store). {@link HubMetrics#traffic} turns them into meters
+ * read at each scrape, so the protocol actor needs no metrics code.
  *
  * <p>An actor-system extension: a hub node is one system; in a cluster each node counts its own.
  *
@@ -23,6 +24,9 @@ public final class HubTraffic implements Extension {
 
   private final AtomicLong sent = new AtomicLong();
   private final AtomicLong replayed = new AtomicLong();
+  private final AtomicLong journalWrites = new AtomicLong();
+  private final AtomicLong journalEntries = new AtomicLong();
+  private final AtomicLong journalPending = new AtomicLong();
 
   /** Held bytes per runner; a runner holding nothing has no entry, so the map stays small. */
   private final Map<RunnerKey, Long> held = new ConcurrentHashMap<>();
@@ -50,6 +54,29 @@ public final class HubTraffic implements Extension {
     } else {
       held.put(runner, bytes);
     }
+  }
+
+  /** One write of {@code entries} journal entries started (a batch of what arrived together). */
+  public void journalWrite(int entries) {
+    journalWrites.incrementAndGet();
+    journalEntries.addAndGet(entries);
+  }
+
+  /** Journal entries now waiting for the store (written or about to be). */
+  public void journalPending(long entries) {
+    journalPending.set(entries);
+  }
+
+  public long journalWriteCount() {
+    return journalWrites.get();
+  }
+
+  public long journalEntryCount() {
+    return journalEntries.get();
+  }
+
+  public long journalPendingCount() {
+    return journalPending.get();
   }
 
   public long sentCount() {

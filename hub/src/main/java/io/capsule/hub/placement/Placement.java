@@ -30,6 +30,8 @@ import java.util.Objects;
  *   <li>A task naming a runner goes only there: {@link Verdict.NoSuchRunner} when no runner of that
  *       id is known (connected or not), otherwise it waits while that runner is away, busy, or does
  *       not run the capsule.
+ *   <li>A task taken from a runner gone past {@code dead-after} ({@link Waiting#gaveUp}) is placed
+ *       again like any task, but never on a runner it was taken from; it no longer names a runner.
  * </ol>
  */
 public final class Placement {
@@ -84,7 +86,9 @@ public final class Placement {
     Load best = null;
     boolean anyRuns = false;
     for (Load l : loads) {
-      if (!l.view.connected() || !l.view.runs(w.capsule())) {
+      if (!l.view.connected()
+          || !l.view.runs(w.capsule())
+          || w.gaveUp().contains(l.view.runnerId())) {
         continue;
       }
       anyRuns = true;
@@ -95,11 +99,23 @@ public final class Placement {
     if (best != null) {
       return new Verdict.Place(w.taskId(), best.view.runnerId());
     }
-    return new Verdict.Wait(
-        w.taskId(),
+    String none =
         anyRuns
             ? "every connected runner with capsule " + w.capsule() + " is busy (no free slot)"
-            : "no connected runner announces capsule " + w.capsule());
+            : "no connected runner announces capsule " + w.capsule();
+    return new Verdict.Wait(
+        w.taskId(),
+        w.gaveUp().isEmpty()
+            ? none
+            : none
+                + " (not counting "
+                + String.join(", ", sorted(w.gaveUp()))
+                + ", gone past"
+                + " dead-after, which it was taken from: E-HUB-008)");
+  }
+
+  private static List<String> sorted(java.util.Set<String> ids) {
+    return ids.stream().sorted().toList();
   }
 
   /** Lowest fraction of slots in use, then most free slots, then smallest id. */

@@ -2,6 +2,7 @@ package io.capsule.hub.placement;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A task waiting for a runner, in queue order.
@@ -9,13 +10,21 @@ import java.util.Optional;
  * @param taskId the task
  * @param capsule the capsule it runs
  * @param runner the runner the task names, if any; then it is placed on that runner or not at all
+ * @param gaveUp runners the task was taken from because they were gone past {@code dead-after}: the
+ *     task is not placed on them again (each was told to cancel it, and its sequencing of the task
+ *     is spent), so it goes to another runner or waits
  */
-public record Waiting(String taskId, String capsule, Optional<String> runner) {
+public record Waiting(String taskId, String capsule, Optional<String> runner, Set<String> gaveUp) {
 
   public Waiting {
     Objects.requireNonNull(taskId, "taskId");
     Objects.requireNonNull(capsule, "capsule");
     Objects.requireNonNull(runner, "runner");
+    gaveUp = Set.copyOf(Objects.requireNonNull(gaveUp, "gaveUp"));
+  }
+
+  public Waiting(String taskId, String capsule, Optional<String> runner) {
+    this(taskId, capsule, runner, Set.of());
   }
 
   /** A task any runner with its capsule may take. */
@@ -26,5 +35,15 @@ public record Waiting(String taskId, String capsule, Optional<String> runner) {
   /** A task that names its runner. */
   public static Waiting on(String taskId, String capsule, String runnerId) {
     return new Waiting(taskId, capsule, Optional.of(runnerId));
+  }
+
+  /**
+   * A task taken from {@code deadRunner} (and from any runner it was taken from before), waiting to
+   * be placed again on any other runner with its capsule.
+   */
+  public Waiting takenFrom(String deadRunner) {
+    java.util.Set<String> all = new java.util.HashSet<>(gaveUp);
+    all.add(deadRunner);
+    return new Waiting(taskId, capsule, Optional.empty(), all);
   }
 }

@@ -2,6 +2,7 @@ package io.capsule.hub.queue;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.task.TaskEntity;
 import io.capsule.protocol.ProtocolException;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
  * hub's store and cluster (open a {@code PersistentHubJournal} on it first).
  */
 public final class PersistentQueueStore implements QueueStore {
+  private final ActorSystem<?> system;
   private final ClusterSharding sharding;
   private final String projectId;
   private final Duration timeout;
@@ -28,6 +30,7 @@ public final class PersistentQueueStore implements QueueStore {
 
   private PersistentQueueStore(
       ActorSystem<?> system, String projectId, Duration timeout, List<QueueEvent> recorded) {
+    this.system = system;
     this.sharding = ClusterSharding.get(system);
     this.projectId = projectId;
     this.timeout = timeout;
@@ -72,6 +75,13 @@ public final class PersistentQueueStore implements QueueStore {
     return sharding
         .entityRefFor(QueueEntity.KEY, projectId)
         .askWithStatus(reply -> new QueueEntity.Record(event, reply), timeout);
+  }
+
+  /** Erases the task entity's events and snapshots ({@link JournalEraser}). */
+  @Override
+  public CompletionStage<Done> eraseTask(String projectId, String taskId) {
+    String pid = TaskEntity.KEY.name() + "|" + TaskEntity.entityId(projectId, taskId);
+    return JournalEraser.erase(system, pid, timeout);
   }
 
   private static ProtocolException failed(String why, Throwable cause) {

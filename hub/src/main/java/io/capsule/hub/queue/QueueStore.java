@@ -17,6 +17,14 @@ public interface QueueStore {
   /** Completes once the event is kept; fails when the store refused or did not answer in time. */
   CompletionStage<Done> append(QueueEvent event);
 
+  /**
+   * Erases a forgotten task's journal (its entity's events and snapshots) from the store the queue
+   * shares with the task entities; completes at once where nothing is stored.
+   */
+  default CompletionStage<Done> eraseTask(String projectId, String taskId) {
+    return CompletableFuture.completedFuture(Done.getInstance());
+  }
+
   /** Keeps nothing: the queue lives as long as the hub's process. */
   static QueueStore none() {
     return new QueueStore() {

@@ -2,41 +2,255 @@ package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.metrics.HubTraffic;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
- * The brain's writes to its {@link HubJournal}: an entry is written before it has any effect (see
- * there), and the first failure is kept, after which the brain stops rather than acknowledge or
- * send what could not be kept. Touched by the brain's actor only.
+ * The brain's writes to its {@link HubJournal}, group-committed and never waited for: the brain
+ * hands over what a message changed (its journal entries) with what must follow once they are
+ * stored (acks, events, sends, replies: the <em>effects</em>), and goes on with the next message.
+ * One write is in flight at a time; whatever arrives meanwhile, from any connection of the project,
+ * goes into the next one, so a write's round trip is paid once per batch and throughput grows with
+ * the load.
+ *
+ * <p>Order: effects are kept in one lane per runner. An effect runs only after every entry queued
+ * before it in its lane is stored (an effect with no entries of its own, a pong or an error frame,
+ * waits only for those), so a runner sees its acks, pongs and the hub's numbered frames in the
+ * order the brain decided them, and nothing reveals an entry the store has not confirmed. Lanes of
+ * other runners do not wait for each other. Writes go out in order, so each task's entries reach
+ * the store in order. The brain computes each effect's content when it decides (an ack map, a
+ * replay list), from state that only holds what is queued before it, so what it says is true by the
+ * time it runs.
+ *
+ * <p>Bound: at most {@link #MAX_PENDING_ENTRIES} entries or {@link #MAX_PENDING_BYTES} bytes of
+ * frames wait for the store; past either the brain stops reading from the gateways ({@link
+ * #answer}: runner frames are not acknowledged as read, their sockets back-pressure) until a write
+ * completes. Back-pressure rather than a refusal: a runner's frames are valid and it would only
+ * send them again, while a store that is slow for a moment catches up.
+ *
+ * <p>Failure: the first failed write is kept ({@link #failure()}), the brain stops, and the effects
+ * of every entry not confirmed never run: nothing is acked, published or sent that was not stored.
+ * A write is bounded by the journal (the persistent journal's write timeout). Touched by the
+ * brain's actor only.
  */
 final class BrainJournal {
-  private final HubJournal journal;
-  private ProtocolException failure;
+  /**
+   * 4,096 entries: a write of the persistent journal takes a few milliseconds per hundred rows, so
+   * the backlog stays under a second of the store's work while hundreds of runners stream.
+   */
+  static final int MAX_PENDING_ENTRIES = 4096;
 
-  BrainJournal(HubJournal journal) {
-    this.journal = journal;
+  /** 16 MiB of frame text: sixteen frames at the 1 MiB cap, or thousands of ordinary ones. */
+  static final long MAX_PENDING_BYTES = 16L << 20;
+
+  /** A write finished (failure null: stored). */
+  record Written(Throwable failure) implements HubCore.Command {}
+
+  /** Entries of one decision and what follows once they are stored. */
+  private static final class Unit {
+    final RunnerKey lane;
+    final List<HubJournal.Entry> entries;
+    final long bytes;
+    final Runnable effect;
+    final CompletableFuture<?> reply;
+    boolean stored;
+
+    Unit(
+        RunnerKey lane,
+        List<HubJournal.Entry> entries,
+        long bytes,
+        Runnable effect,
+        CompletableFuture<?> reply) {
+      this.lane = lane;
+      this.entries = entries;
+      this.bytes = bytes;
+      this.effect = effect;
+      this.reply = reply;
+      this.stored = entries.isEmpty();
+    }
   }
 
-  /** Journals entries that arrived together, in one write where the journal can; false: failed. */
-  boolean write(List<HubJournal.Entry> entries) {
-    try {
-      journal.appendAll(entries);
-      return true;
-    } catch (ProtocolException e) {
-      failure = e;
-      return false;
-    } catch (RuntimeException e) {
-      failure =
-          new ProtocolException(
-              Diagnostic.of(Code.E_PRO_010, "the hub journal failed: " + e.getMessage()), e);
+  private final HubJournal journal;
+  private final ActorContext<HubCore.Command> ctx;
+  private final HubTraffic traffic;
+  private final Supplier<CompletionStage<Done>> eventsDrained;
+
+  /** Inbound frames read but not yet answered: the backlog is over its bound. */
+  private final List<HubCore.Inbound> unanswered = new ArrayList<>();
+
+  private final Map<RunnerKey, ArrayDeque<Unit>> lanes = new HashMap<>();
+  private List<Unit> pending = new ArrayList<>();
+  private List<Unit> inFlight = List.of();
+  private int pendingEntries;
+  private long pendingBytes;
+  private ProtocolException failure;
+
+  /**
+   * @param eventsDrained completes when the events offered so far entered the hub's event stream
+   */
+  BrainJournal(
+      HubJournal journal,
+      ActorContext<HubCore.Command> ctx,
+      Supplier<CompletionStage<Done>> eventsDrained) {
+    this.journal = journal;
+    this.ctx = ctx;
+    this.eventsDrained = eventsDrained;
+    this.traffic = HubTraffic.get(ctx.getSystem());
+  }
+
+  /** As {@link #then(RunnerKey, List, long, Runnable, CompletableFuture)}, with no reply. */
+  void then(RunnerKey lane, List<HubJournal.Entry> entries, long bytes, Runnable effect) {
+    then(lane, entries, bytes, effect, null);
+  }
+
+  /**
+   * Journals {@code entries} (in order, maybe none) and runs {@code effect} on the brain's thread
+   * once they and everything queued before them in {@code lane} are stored: at once when there is
+   * nothing to wait for. {@code reply}, if any, is failed when the entries are never stored (the
+   * brain stopped first), so no caller waits forever.
+   *
+   * @param bytes the entries' size as frame text, for the bound
+   */
+  void then(
+      RunnerKey lane,
+      List<HubJournal.Entry> entries,
+      long bytes,
+      Runnable effect,
+      CompletableFuture<?> reply) {
+    ArrayDeque<Unit> queue = lanes.get(lane);
+    if (entries.isEmpty() && (queue == null || queue.isEmpty())) {
+      effect.run();
+      return;
+    }
+    Unit u = new Unit(lane, List.copyOf(entries), bytes, effect, reply);
+    lanes.computeIfAbsent(lane, k -> new ArrayDeque<>()).add(u);
+    if (!u.stored) {
+      pending.add(u);
+      pendingEntries += u.entries.size();
+      pendingBytes += bytes;
+      traffic.journalPending(pendingEntries);
+      flush();
+    }
+  }
+
+  /** Nothing waits for the store. */
+  boolean idle() {
+    return inFlight.isEmpty() && pending.isEmpty();
+  }
+
+  /** Below the bound: the brain may read the next runner frame. */
+  boolean hasRoom() {
+    return pendingEntries < MAX_PENDING_ENTRIES && pendingBytes < MAX_PENDING_BYTES;
+  }
+
+  /**
+   * Lets the gateway read the runner's next frame: at once while the backlog is under its bound (so
+   * frames of one connection batch too), else, in order, once a write brings it under. Also only
+   * after the events offered so far entered the event stream: a slow event consumer back-pressures
+   * the socket instead of growing a buffer. Never waits for the brain's own outbound (the runner
+   * may be waiting for us to read before it reads: a cross-wait through two full TCP buffers).
+   */
+  void answer(HubCore.Inbound in) {
+    if (!hasRoom() || !unanswered.isEmpty()) {
+      unanswered.add(in); // at most RunnerGateway.IN_FLIGHT per connection
+      return;
+    }
+    RunnerGateway.Consumed consumed = new RunnerGateway.Consumed(in.id());
+    eventsDrained.get().whenComplete((d, e) -> in.replyTo().tell(consumed));
+  }
+
+  /**
+   * The write in flight finished: on success runs the effects it released, in order, and starts the
+   * next write with whatever accumulated; false when it failed (see {@link #failure()}).
+   */
+  boolean onWritten(Written w) {
+    if (w.failure() != null) {
+      failure = asFailure(w.failure());
       return false;
     }
+    List<Unit> done = inFlight;
+    inFlight = List.of();
+    for (Unit u : done) {
+      u.stored = true;
+      pendingEntries -= u.entries.size();
+      pendingBytes -= u.bytes;
+    }
+    traffic.journalPending(pendingEntries);
+    flush(); // before the effects: the next batch is on its way while they run
+    for (Unit u : done) {
+      drain(u.lane);
+    }
+    List<HubCore.Inbound> waiting = List.copyOf(unanswered);
+    unanswered.clear();
+    waiting.forEach(this::answer); // in order; over the bound again, they wait again
+    return true;
   }
 
   /** The failure that stopped the brain, or null while the journal keeps everything. */
   ProtocolException failure() {
     return failure;
+  }
+
+  /** The brain stops: whoever waits for an entry that will never be stored hears so now. */
+  void abandon(Throwable why) {
+    for (ArrayDeque<Unit> queue : lanes.values()) {
+      for (Unit u : queue) {
+        if (u.reply != null) {
+          u.reply.completeExceptionally(why);
+        }
+      }
+    }
+    lanes.clear();
+  }
+
+  private void drain(RunnerKey lane) {
+    ArrayDeque<Unit> queue = lanes.get(lane);
+    while (queue != null && !queue.isEmpty() && queue.peek().stored) {
+      queue.poll().effect.run();
+    }
+    if (queue != null && queue.isEmpty()) {
+      lanes.remove(lane);
+    }
+  }
+
+  private void flush() {
+    if (!inFlight.isEmpty() || pending.isEmpty() || failure != null) {
+      return;
+    }
+    inFlight = pending;
+    pending = new ArrayList<>();
+    List<HubJournal.Entry> batch = new ArrayList<>(pendingEntries);
+    for (Unit u : inFlight) {
+      batch.addAll(u.entries);
+    }
+    traffic.journalWrite(batch.size());
+    CompletionStage<Void> written;
+    try {
+      written = journal.appendAllAsync(batch);
+    } catch (RuntimeException e) {
+      written = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(written, (ok, e) -> new Written(e));
+  }
+
+  private static ProtocolException asFailure(Throwable e) {
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    if (cause instanceof ProtocolException p) {
+      return p;
+    }
+    return new ProtocolException(
+        Diagnostic.of(Code.E_PRO_010, "the hub journal failed: " + cause.getMessage()), cause);
   }
 }

@@ -117,18 +117,29 @@ final class BrainSession {
   }
 
   /**
-   * Answers a hello: the ack map, then, as the resume map proves what the runner holds, trims and
-   * replays the rest in order (and everything of an open task it does not list). Returns how many
-   * it replayed.
+   * What answers a hello, decided now and sent later (once everything queued before it is stored):
+   * the ack map (null when the runner does not take acks) and, as the resume map proves what the
+   * runner holds, the rest to replay in order (and everything of an open task it does not list).
    */
-  int resume(Conn c, Hello h) {
-    if (c.has(Capabilities.ACK)) {
-      c.send(new Ack(seq.takeAckMap()));
+  record Resume(Ack ack, List<SequencedFrame> replay) {
+    void sendTo(Conn c) {
+      if (ack != null) {
+        c.send(ack);
+      }
+      replay.forEach(c::send);
     }
+  }
+
+  /** Trims what the runner's hello says it holds and decides the {@link Resume}. */
+  Resume resume(Conn c, Hello h) {
+    Ack ack = c.has(Capabilities.ACK) ? new Ack(seq.takeAckMap()) : null;
     seq.ack(h.resume());
-    List<SequencedFrame> replay = seq.replayListFor(h.resume());
-    replay.forEach(c::send);
-    return replay.size(); // the frames sent again: a meter
+    return new Resume(ack, seq.replayListFor(h.resume()));
+  }
+
+  /** The connection frames go to now: attached and past its hello, or null. */
+  Conn live() {
+    return conn != null && conn.hello != null ? conn : null;
   }
 
   /** Bytes of out-of-order frames held for this runner now: a gauge. */
@@ -136,25 +147,23 @@ final class BrainSession {
     return heldBytes;
   }
 
+  /** A hub frame numbered for this runner, its journal entry, and its text as it goes out. */
+  record Numbered<F extends SequencedFrame>(F frame, HubJournal.Entry entry, String text) {}
+
   /**
-   * Numbers a hub frame for this runner, journals it, then sends it if the runner is connected
-   * (else it waits in the replay buffer, and hello.resume brings it). Empty when the journal failed
-   * (see its failure).
+   * Numbers a hub frame for this runner (it enters the replay buffer, so a resume brings it if it
+   * is not sent). The caller journals the entry and sends the text once the entry is stored.
    *
    * @throws ProtocolException {@code E-PRO-005} above the runner's frame cap (refused before it
    *     takes a seq: the runner could never accept it), or a full replay buffer
    */
-  <F extends SequencedFrame> Optional<F> send(
-      RunnerKey key, F frame, int cap, BrainJournal journal) {
+  <F extends SequencedFrame> Numbered<F> number(RunnerKey key, F frame, int cap) {
     Message message = Wire.cappedNext(seq, frame, cap);
     F numbered = seq.emit(frame);
-    if (!journal.write(List.of(new HubJournal.Entry(key, Direction.SENT, numbered)))) {
-      return Optional.empty();
-    }
-    if (conn != null && conn.hello != null) {
-      conn.sendText(message.asTextMessage().getStrictText());
-    }
-    return Optional.of(numbered);
+    return new Numbered<>(
+        numbered,
+        new HubJournal.Entry(key, Direction.SENT, numbered),
+        message.asTextMessage().getStrictText());
   }
 
   /** What {@code GET /v1/runners} and placement see of this runner now. */

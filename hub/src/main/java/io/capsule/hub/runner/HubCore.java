@@ -1,43 +1,29 @@
 package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
-import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.HubCbor;
 import io.capsule.hub.metrics.HubTraffic;
 import io.capsule.hub.runner.BrainSession.Conn;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
-import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.ProtocolException.FrameRejected;
-import io.capsule.protocol.codec.FrameCodec;
-import io.capsule.protocol.frame.Ack;
-import io.capsule.protocol.frame.Capabilities;
-import io.capsule.protocol.frame.ErrorFrame;
 import io.capsule.protocol.frame.Frame;
 import io.capsule.protocol.frame.Hello;
-import io.capsule.protocol.frame.Ping;
-import io.capsule.protocol.frame.Pong;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
-import io.capsule.protocol.frame.TaskProgress;
-import io.capsule.protocol.frame.TaskReport;
-import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.Disconnect;
 import io.capsule.protocol.ws.OrderedQueue;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
-import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -58,16 +44,20 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *
  * <p>Durability: every frame the hub sends and every runner frame it applies goes through the
  * {@link HubJournal} first (see there); a hub starts from what its journal recorded ({@link
- * HubRestore}). When the journal fails, the hub stops: connections close with 1011 and the event
- * stream fails with {@code E-PRO-010}.
+ * HubRestore}). The brain never waits for the store: it decides at once (its sequencing and
+ * ownership change as each message arrives) and hands the entries with their effects (acks, events,
+ * the runner's frames, API replies) to {@link BrainJournal}, which runs the effects once the
+ * entries are stored, batching what arrives meanwhile into the next write. When the journal fails,
+ * the hub stops: connections close with 1011 and the event stream fails with {@code E-PRO-010}.
  *
- * <p>Over 400 lines: the protocol's rules for one runner's frames (hello and resume, ownership,
- * held-frame budget, apply-then-ack) read as one sequence here; the per-runner state and its
- * arithmetic are in {@link BrainSession}, the journal's failure in {@link BrainJournal}.
+ * <p>The protocol's rules for one runner's frames (hello and resume, ownership, held-frame budget,
+ * apply-then-ack) are in {@link RunnerFrames}; the per-runner state and its arithmetic in {@link
+ * BrainSession}; the write queue and the order of effects in {@link BrainJournal}; taking a dead
+ * runner's tasks back in {@link RunnerDeath}. Over 400 lines: the message handlers that remain are
+ * the brain's one sequence of decisions (connections, assignments, cancels, deaths, stopping) and
+ * read best together.
  */
 final class HubCore extends AbstractBehavior<HubCore.Command> {
-  private static final FrameCodec CODEC = FrameCodec.shared();
-
   // Not sealed: RunnerOpened, which the project's entity (another package) passes on, is top-level.
   interface Command {}
 
@@ -96,7 +86,11 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   record Kick(RunnerKey key, Disconnect mode, CompletableFuture<Boolean> reply)
       implements Command {}
 
-  /** Ends every connection, completes the event stream, stops. */
+  /**
+   * Ends every connection, completes the event stream, stops: after the writes already queued are
+   * stored and their effects ran (bounded by the journal's write bound), so what the store keeps
+   * was also published and acked. Nothing new is taken meanwhile.
+   */
   record Shutdown() implements Command {}
 
   private record HelloTimeout(String id) implements Command {}
@@ -109,7 +103,13 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private final OrderedQueue<HubEvent> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
   private final BrainJournal journal;
+  private final RunnerFrames frames;
+  private final HubTraffic traffic;
   private final Map<String, Conn> conns = new HashMap<>();
+
+  /** Shutdown asked: the queued writes finish, nothing new is taken. */
+  private boolean stopping;
+
   private final Map<RunnerKey, BrainSession> sessions;
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
 
@@ -138,7 +138,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     this.config = config;
     this.events = events;
     this.snapshot = snapshot;
-    this.journal = new BrainJournal(journal);
+    this.journal = new BrainJournal(journal, ctx, events::drained);
+    this.traffic = HubTraffic.get(ctx.getSystem());
     this.sessions = new HashMap<>();
     restored
         .runners()
@@ -148,8 +149,21 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
               s.openTasks.addAll(r.openTasks());
               sessions.put(key, s);
               publish(key, s); // a restored runner: known, not connected, with its open tasks
+              watchDeath(key, s);
             });
     this.taskOwner = new HashMap<>(restored.taskOwner());
+    // Taken back before the restart and not placed again: to the queue once more.
+    restored.taken().forEach((key, tasks) -> events.offer(new HubEvent.Reclaimed(key, tasks)));
+    this.frames =
+        new RunnerFrames(
+            config,
+            getContext().getLog(),
+            events,
+            snapshot,
+            this.journal,
+            sessions,
+            taskOwner,
+            traffic);
   }
 
   @Override
@@ -160,9 +174,11 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .onMessage(Closed.class, this::onClosed)
         .onMessage(GatewayGone.class, g -> onClosed(new Closed(g.id(), "its node left")))
         .onMessage(HelloTimeout.class, this::onHelloTimeout)
+        .onMessage(RunnerDeath.DeadAfter.class, this::onDeadAfter)
         .onMessage(Assign.class, this::onAssign)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
+        .onMessage(BrainJournal.Written.class, this::onWritten)
         .onMessage(Shutdown.class, s -> onShutdown())
         .onSignal(PostStop.class, s -> onStopped())
         .build();
@@ -185,145 +201,47 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   private Behavior<Command> onHelloTimeout(HelloTimeout t) {
     Conn c = conns.get(t.id());
     if (c != null && c.hello == null) {
-      refuse(c, Code.E_PRO_009, "no hello within " + config.helloTimeout());
+      frames.refuse(c, Code.E_PRO_009, "no hello within " + config.helloTimeout());
       c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-009");
     }
     return this;
   }
 
   private Behavior<Command> onInbound(Inbound in) {
+    if (stopping) {
+      return this; // not read, not acked: the runner sends it again to the next hub
+    }
     Conn c = conns.get(in.id());
-    RunnerGateway.Consumed consumed = new RunnerGateway.Consumed(in.id());
     if (c == null) {
-      in.replyTo().tell(consumed);
+      in.replyTo().tell(new RunnerGateway.Consumed(in.id()));
       return this;
     }
-    List<CompletionStage<Done>> waits = new ArrayList<>();
     Object frame = RunnerGateway.decode(in);
     if (frame instanceof FrameRejected r) {
-      onRejected(c, r, waits);
+      frames.onRejected(c, r);
     } else if (c.hello == null) {
       if (frame instanceof Hello h) {
-        onHello(c, h, waits);
+        timers.cancel("hello-" + c.opened.id());
+        timers.cancel(RunnerDeath.timer(c.key())); // back in time: it keeps its tasks
+        frames.onHello(c, h);
       } else {
         getContext().getLog().warn("{}: {} before hello, dropped", c.key(), frame);
       }
     } else {
-      onFrame(c, (Frame) frame, waits);
+      frames.onFrame(c, (Frame) frame, in.frame().length());
     }
-    // Never wait for our own outbound here (the runner may be waiting for us to read before it
-    // reads: a cross-wait through two full TCP buffers). Replies written here (acks, pongs, error
-    // frames) are bounded by what the runner sends, which its replay bound limits.
-    CompletableFuture.allOf(
-            waits.stream()
-                .map(CompletionStage::toCompletableFuture)
-                .toArray(CompletableFuture[]::new))
-        .whenComplete((d, e) -> in.replyTo().tell(consumed));
-    return journal.failure() == null ? this : halt();
+    journal.answer(in);
+    return this;
   }
 
-  private void onRejected(Conn c, FrameRejected r, List<CompletionStage<Done>> waits) {
-    getContext().getLog().warn("{}: frame refused: {}", c.opened.key(), r.diagnostic());
-    waits.add(events.offer(new HubEvent.Refused(c.opened.key(), r.diagnostic())));
-    if (c.has(Capabilities.ERROR_FRAMES)) {
-      c.send(new ErrorFrame(r.code().id(), r.diagnostic().message()));
+  private Behavior<Command> onWritten(BrainJournal.Written w) {
+    if (!journal.onWritten(w)) {
+      return halt();
     }
-  }
-
-  private void onHello(Conn c, Hello h, List<CompletionStage<Done>> waits) {
-    RunnerKey key = c.opened.key();
-    timers.cancel("hello-" + c.opened.id());
-    if (!h.projectId().equals(c.opened.tokenProject())) {
-      Diagnostic d =
-          Diagnostic.of(
-              Code.E_PRO_008,
-              "hello.project_id '"
-                  + h.projectId()
-                  + "' differs from the token's '"
-                  + c.opened.tokenProject()
-                  + "'");
-      getContext().getLog().warn("{}: {}", key, d);
-      waits.add(events.offer(new HubEvent.Refused(key, d)));
-      c.end(CloseCodes.PROJECT_MISMATCH, "E-PRO-008");
-      return;
+    if (stopping) {
+      return journal.idle() ? stopNow() : this;
     }
-    BrainSession s = sessions.computeIfAbsent(key, k -> new BrainSession(SeqState.of(config)));
-    if (s.attach(c, h) != null) {
-      waits.add(events.offer(new HubEvent.RunnerDown(key, "replaced by a new connection")));
-    }
-    publish(key, s); // before the event: whoever sees RunnerUp must find the runner connected
-    waits.add(events.offer(new HubEvent.RunnerUp(key, h)));
-    getContext().getLog().info("{}: hello on connection {}", key, c.opened.id());
-    HubTraffic.get(getContext().getSystem()).replayed(s.resume(c, h));
-  }
-
-  private void onFrame(Conn c, Frame f, List<CompletionStage<Done>> waits) {
-    RunnerKey key = c.opened.key();
-    BrainSession s = sessions.get(key);
-    if (s == null || s.conn != c) {
-      return; // a replaced connection's late frame: the new one replays it
-    }
-    if (f instanceof Ping p) {
-      c.send(new Pong(p.nonce()));
-    } else if (f instanceof TaskProgress || f instanceof TaskReport) {
-      SequencedFrame sf = (SequencedFrame) f;
-      if (!s.openTasks.contains(sf.taskId()) && !s.seq.isFinished(sf.taskId())) {
-        // Not placed on this runner: never applied, never held (a runner could otherwise fill
-        // the hub with frames of tasks it invents). The connection stays: its own tasks go on.
-        onRejected(
-            c,
-            BrainSession.notPlaced(
-                key, sf, taskOwner.get(HubRestore.owned(key.projectId(), sf.taskId()))),
-            waits);
-        return;
-      }
-      Receipt r = s.seq.receive(sf);
-      Optional<String> over = s.overBudget(sf, r, config.heldBytesBudget());
-      HubTraffic.get(getContext().getSystem()).held(key, s.heldBytes()); // the gauge
-      if (over.isPresent()) {
-        refuse(c, Code.E_PRO_013, over.get());
-        c.end(CloseCodes.POLICY_VIOLATION, "E-PRO-013");
-        return; // over the budget: the connection closes, the runner replays what was held
-      }
-      boolean reportSeen = f instanceof TaskReport;
-      // What one frame applies (itself, and the held ones a filled gap releases) is stored in
-      // one write: a task's entity keeps it all or none.
-      List<HubJournal.Entry> batch =
-          r.applied().stream()
-              .map(applied -> new HubJournal.Entry(key, Direction.APPLIED, applied))
-              .toList();
-      if (!batch.isEmpty() && !journal.write(batch)) {
-        return; // not kept, so neither published nor acked: the runner replays it to the next hub
-      }
-      for (SequencedFrame applied : r.applied()) {
-        c.appliedSinceAck++;
-        if (applied instanceof TaskReport rep) {
-          s.openTasks.remove(rep.taskId());
-          taskOwner.remove(HubRestore.owned(key.projectId(), rep.taskId()));
-          publish(key, s);
-          waits.add(events.offer(new HubEvent.Report(key, rep)));
-        } else {
-          waits.add(events.offer(new HubEvent.Progress(key, (TaskProgress) applied)));
-        }
-      }
-      if (r.isGap()) {
-        getContext()
-            .getLog()
-            .debug("{}: {} seq {} waits for {}", key, sf.taskId(), sf.seq(), r.expected());
-      }
-      if (c.has(Capabilities.ACK) && (reportSeen || c.appliedSinceAck >= config.ackEvery())) {
-        c.appliedSinceAck = 0;
-        c.send(new Ack(s.seq.takeAckMap()));
-      }
-    } else if (f instanceof ErrorFrame e) {
-      getContext().getLog().warn("{}: runner refused a frame: {} {}", key, e.code(), e.message());
-    } else if (f instanceof Pong || f instanceof Hello) {
-      // Pong: the heartbeat did its job by arriving. A second hello changes nothing.
-    } else {
-      FrameRejected wrongWay =
-          new FrameRejected(Code.E_PRO_002, "a runner does not send '" + f.type() + "'");
-      onRejected(c, wrongWay, waits);
-    }
+    return this;
   }
 
   private Behavior<Command> onClosed(Closed closed) {
@@ -336,52 +254,128 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     BrainSession s = sessions.get(c.opened.key());
     if (s != null && s.conn == c) {
       s.conn = null;
-      publish(c.opened.key(), s);
-      events.offer(new HubEvent.RunnerDown(c.opened.key(), closed.reason()));
+      RunnerInfo info = s.info(c.key());
+      journal.then(
+          c.key(),
+          List.of(),
+          0,
+          () -> {
+            snapshot.put(c.key(), info);
+            events.offer(new HubEvent.RunnerDown(c.key(), closed.reason()));
+          });
+      watchDeath(c.key(), s);
     }
+    return this;
+  }
+
+  private void watchDeath(RunnerKey key, BrainSession s) {
+    RunnerDeath.watch(timers, key, s, config.deadAfter());
+  }
+
+  /**
+   * Gone past dead-after: each open task's {@link RunnerDeath cancel} is journaled for the runner,
+   * then (once stored, so the task's new assignment is journaled after it) the queue hears which
+   * tasks to place again.
+   */
+  private Behavior<Command> onDeadAfter(RunnerDeath.DeadAfter d) {
+    BrainSession s = sessions.get(d.key());
+    if (stopping || s == null || s.conn != null || s.openTasks.isEmpty()) {
+      return this; // back, or nothing to take
+    }
+    List<RunnerDeath.Taken> taken =
+        RunnerDeath.takeBack(d.key(), s, taskOwner, config, getContext().getLog());
+    taken.forEach(
+        t -> t.cancel().ifPresent(c -> send(s, d.key(), c, () -> {}, new CompletableFuture<>())));
+    List<String> ids = taken.stream().map(RunnerDeath.Taken::taskId).toList();
+    RunnerInfo info = s.info(d.key());
+    journal.then(
+        d.key(),
+        List.of(),
+        0,
+        () -> {
+          snapshot.put(d.key(), info);
+          events.offer(new HubEvent.Reclaimed(d.key(), ids));
+        });
     return this;
   }
 
   private Behavior<Command> onAssign(Assign a) {
+    if (stopping) {
+      a.reply().completeExceptionally(new IllegalStateException("the hub is shutting down"));
+      return this;
+    }
     BrainSession s = sessions.computeIfAbsent(a.key(), k -> new BrainSession(SeqState.of(config)));
+    BrainSession.Numbered<TaskAssign> sent;
     try {
-      Optional<TaskAssign> sent = s.send(a.key(), a.assign(), config.frameCapBytes(), journal);
-      sent.ifPresent(x -> HubTraffic.get(getContext().getSystem()).sent()); // or replayed later
-      if (sent.isEmpty()) {
-        a.reply().completeExceptionally(journal.failure());
-        return halt();
-      }
-      TaskAssign numbered = sent.get();
-      s.openTasks.add(numbered.taskId());
-      taskOwner.put(HubRestore.owned(a.key().projectId(), numbered.taskId()), a.key());
-      publish(a.key(), s);
-      a.reply().complete(numbered);
+      sent = s.number(a.key(), a.assign(), config.frameCapBytes());
     } catch (ProtocolException e) {
       a.reply().completeExceptionally(e);
+      return this;
     }
+    s.openTasks.add(sent.frame().taskId());
+    taskOwner.put(HubRestore.owned(a.key().projectId(), sent.frame().taskId()), a.key());
+    RunnerInfo info = s.info(a.key());
+    send(s, a.key(), sent, () -> snapshot.put(a.key(), info), a.reply());
+    watchDeath(a.key(), s); // assigned to a runner that is away: it has dead-after to come back
     return this;
   }
 
   private Behavior<Command> onCancel(Cancel c) {
+    if (stopping) {
+      c.reply().completeExceptionally(new IllegalStateException("the hub is shutting down"));
+      return this;
+    }
     RunnerKey key = taskOwner.get(HubRestore.owned(c.projectId(), c.taskId()));
     BrainSession s = key == null ? null : sessions.get(key);
     if (s == null || s.seq.isFinished(c.taskId())) {
       c.reply().complete(Optional.empty()); // unknown or finished: a cancel changes nothing
       return this;
     }
+    BrainSession.Numbered<TaskCancel> sent;
     try {
-      Optional<TaskCancel> sent =
-          s.send(key, new TaskCancel(c.taskId(), c.reason()), config.frameCapBytes(), journal);
-      sent.ifPresent(x -> HubTraffic.get(getContext().getSystem()).sent());
-      if (sent.isEmpty()) {
-        c.reply().completeExceptionally(journal.failure());
-        return halt();
-      }
-      c.reply().complete(sent);
+      sent = s.number(key, new TaskCancel(c.taskId(), c.reason()), config.frameCapBytes());
     } catch (ProtocolException e) {
       c.reply().completeExceptionally(e);
+      return this;
     }
+    CompletableFuture<TaskCancel> reply = new CompletableFuture<>();
+    reply.whenComplete(
+        (t, e) -> {
+          if (e != null) {
+            c.reply().completeExceptionally(e);
+          } else {
+            c.reply().complete(Optional.of(t));
+          }
+        });
+    send(s, key, sent, () -> {}, reply);
     return this;
+  }
+
+  /**
+   * Journals a numbered hub frame; once stored, sends it to the connection the runner had when it
+   * was numbered (a connection that said hello since gets it in its resume instead, so it arrives
+   * once), runs {@code then} and completes {@code reply}.
+   */
+  private <F extends SequencedFrame> void send(
+      BrainSession s,
+      RunnerKey key,
+      BrainSession.Numbered<F> sent,
+      Runnable then,
+      CompletableFuture<F> reply) {
+    traffic.sent(); // sent now or replayed later
+    Conn to = s.live();
+    journal.then(
+        key,
+        List.of(sent.entry()),
+        sent.text().length(),
+        () -> {
+          if (to != null) {
+            to.sendText(sent.text());
+          }
+          then.run();
+          reply.complete(sent.frame());
+        },
+        reply);
   }
 
   private Behavior<Command> onKick(Kick k) {
@@ -400,6 +394,11 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onShutdown() {
+    stopping = true;
+    return journal.idle() ? stopNow() : this;
+  }
+
+  private Behavior<Command> stopNow() {
     for (Conn c : conns.values()) {
       c.end(CloseCodes.NORMAL, "hub shutting down");
     }
@@ -411,6 +410,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
    * moves): the event stream ends; gateways learn it by watching this actor.
    */
   private Behavior<Command> onStopped() {
+    journal.abandon(
+        journal.failure() != null
+            ? journal.failure()
+            : new IllegalStateException("the hub's brain stopped before the store confirmed"));
     if (journal.failure() == null) {
       events.complete();
     }
@@ -428,12 +431,6 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     }
     events.fail(journal.failure());
     return Behaviors.stopped();
-  }
-
-  private void refuse(Conn c, Code code, String message) {
-    Diagnostic d = Diagnostic.of(code, message);
-    getContext().getLog().warn("{}: {}", c.key(), d);
-    events.offer(new HubEvent.Refused(c.key(), d));
   }
 
   private void publish(RunnerKey key, BrainSession s) {

@@ -2,16 +2,19 @@ package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.placement.Reclaim;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskAssign;
+import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +22,10 @@ import java.util.Set;
 
 /**
  * The hub's state rebuilt from its journal: per runner, the sequencing ({@link SeqState}) and the
- * tasks assigned and not yet reported; which runner owns which open task. Pure: built before the
- * hub's actor starts, so a journal that does not replay fails whoever starts the hub, not a running
- * hub.
+ * tasks assigned and not yet reported; which runner owns which open task; the tasks taken back from
+ * a runner gone past {@code dead-after} ({@link Reclaim}'s cancel) and not yet placed again, which
+ * the brain hands to the queue once more. Pure: built before the hub's actor starts, so a journal
+ * that does not replay fails whoever starts the hub, not a running hub.
  */
 final class HubRestore {
 
@@ -30,6 +34,9 @@ final class HubRestore {
 
   private final Map<RunnerKey, Runner> runners = new HashMap<>();
   private final Map<String, RunnerKey> taskOwner = new HashMap<>();
+  private final Map<String, Taken> taken = new LinkedHashMap<>(); // key: owned(...)
+
+  private record Taken(RunnerKey runner, String taskId) {}
 
   private HubRestore() {}
 
@@ -53,9 +60,20 @@ final class HubRestore {
         if (numbered.seq() != f.seq()) {
           throw inconsistent(n, e, "the hub's next seq for the task is " + numbered.seq());
         }
+        String key = owned(e.runner().projectId(), task);
         if (f instanceof TaskAssign) {
+          RunnerKey before = r.taskOwner.get(key);
+          if (before != null && r.runners.containsKey(before)) {
+            r.runners.get(before).openTasks().remove(task); // moved without a reclaim: be safe
+          }
           s.openTasks().add(task);
-          r.taskOwner.put(owned(e.runner().projectId(), task), e.runner());
+          r.taskOwner.put(key, e.runner());
+          r.taken.remove(key);
+        } else if (f instanceof TaskCancel c
+            && Reclaim.isReclaim(c)
+            && s.openTasks().remove(task)) {
+          r.taskOwner.remove(key);
+          r.taken.put(key, new Taken(e.runner(), task));
         }
       } else {
         Receipt receipt = s.seq().receive(f);
@@ -78,6 +96,18 @@ final class HubRestore {
   /** Open task → its runner; the key is {@link #owned}. */
   Map<String, RunnerKey> taskOwner() {
     return taskOwner;
+  }
+
+  /**
+   * Tasks taken back from dead runners and not placed again: per runner they were taken from, in
+   * the order they were taken.
+   */
+  Map<RunnerKey, List<String>> taken() {
+    Map<RunnerKey, List<String>> out = new LinkedHashMap<>();
+    for (Taken t : taken.values()) {
+      out.computeIfAbsent(t.runner(), k -> new java.util.ArrayList<>()).add(t.taskId());
+    }
+    return out;
   }
 
   /** Tasks assigned and not yet reported, over all runners. */

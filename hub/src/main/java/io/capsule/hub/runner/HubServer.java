@@ -30,11 +30,7 @@ import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.OverflowStrategy;
-import org.apache.pekko.stream.javadsl.BroadcastHub;
-import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 
 /**
  * The hub side of runner protocol v1 on Pekko HTTP: the route {@code /v1/runner}, a registry of
@@ -55,6 +51,7 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  * bound.
  */
 public final class HubServer {
+  /** The events held for slow consumers before the hub stops reading runners (a power of two). */
   private static final int EVENT_BUFFER = 1024;
 
   private static final java.util.concurrent.atomic.AtomicLong INSTANCES =
@@ -85,14 +82,14 @@ public final class HubServer {
     // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one
     // subscribes within the materializer's subscription timeout; the hub instead holds elements
     // (back-pressure) until a consumer attaches.
-    Pair<SourceQueueWithComplete<HubEvent>, Source<HubEvent, NotUsed>> q =
-        Source.<HubEvent>queue(EVENT_BUFFER, OverflowStrategy.backpressure())
-            .toMat(BroadcastHub.of(HubEvent.class, 256), Keep.both())
-            .run(Materializer.matFromSystem(system));
+    // A journal failure fails the stream only after every event published before it: the events
+    // of frames the journal kept must all reach consumers (HubRestartTest's random kills).
+    Pair<OrderedQueue<HubEvent>, Source<HubEvent, NotUsed>> q =
+        OrderedQueue.broadcast(HubEvent.class, EVENT_BUFFER, Materializer.matFromSystem(system));
     this.events = q.second();
     this.core =
         spawner.spawn(
-            HubCore.create(config, new OrderedQueue<>(q.first()), runners, journal, restored),
+            HubCore.create(config, q.first(), runners, journal, restored),
             "capsule-hub-" + INSTANCES.incrementAndGet());
     ActorRef<HubCore.Command> brain = core;
     // Sockets accepted here talk to this hub's own brain; a cluster's nodes use a RunnerEdge of

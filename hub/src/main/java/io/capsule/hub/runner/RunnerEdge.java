@@ -170,7 +170,7 @@ public final class RunnerEdge {
             .idleTimeout(config.deadAfter())
             .via(Wire.decode(config.frameCapBytes(), true, mat))
             .mapAsync(
-                1,
+                RunnerGateway.IN_FLIGHT,
                 f ->
                     AskPattern.<RunnerGateway.Command, RunnerGateway.Consumed>ask(
                         gateway,

@@ -26,6 +26,16 @@ public sealed interface HubEvent {
   /** The task's report: the task is finished on the hub. */
   record Report(RunnerKey runner, TaskReport report) implements HubEvent {}
 
+  /**
+   * The runner was gone longer than {@code dead-after}: these unfinished tasks were taken from it
+   * ({@code E-HUB-008}) to be placed again.
+   */
+  record Reclaimed(RunnerKey runner, java.util.List<String> taskIds) implements HubEvent {
+    public Reclaimed {
+      taskIds = java.util.List.copyOf(taskIds);
+    }
+  }
+
   /** A frame or a connection was refused (bad frame, project mismatch, no hello). */
   record Refused(RunnerKey runner, Diagnostic diagnostic) implements HubEvent {}
 }

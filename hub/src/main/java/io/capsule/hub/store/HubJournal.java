@@ -5,6 +5,8 @@ import io.capsule.protocol.frame.SequencedFrame;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a hub must remember to survive its own restart: every frame it sent to a runner (with its
@@ -19,7 +21,10 @@ import java.util.Objects;
  * the runner still holds. When {@link #append} fails the hub stops (closing every connection with
  * 1011) rather than acknowledge what it could not keep; restarting it on the same journal is safe.
  *
- * <p>Threading: a hub calls {@link #append} from its one actor, one entry at a time.
+ * <p>Threading: a hub calls {@link #appendAllAsync} from its one actor and never waits for it: it
+ * holds back the entries' effects until the stage completes, and starts the next write (everything
+ * that arrived meanwhile, in order) only then, so writes never overlap. {@link #append} and {@link
+ * #appendAll} block their caller; they are for tools and tests.
  */
 public interface HubJournal extends AutoCloseable {
 
@@ -57,6 +62,25 @@ public interface HubJournal extends AutoCloseable {
     entries.forEach(this::append);
   }
 
+  /**
+   * Records entries that arrived together, in order, without blocking: the stage completes once
+   * they are kept as durably as {@link #append} keeps one, or fails ({@code E-PRO-010}) when they
+   * cannot be, within the implementation's own bound. Entries of one task are kept all or none;
+   * after a failure, entries of other tasks may have been kept (the hub stops, and its successor
+   * replays what is there, which is consistent per task).
+   *
+   * <p>The default calls {@link #appendAll} on the caller's thread: right for a journal that never
+   * waits (memory), wrong for one that does; a store overrides it.
+   */
+  default CompletionStage<Void> appendAllAsync(List<Entry> entries) {
+    try {
+      appendAll(entries);
+      return CompletableFuture.completedFuture(null);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   /** Releases the journal (a file lock, a channel). Idempotent. */
   @Override
   void close();
@@ -71,6 +95,11 @@ public interface HubJournal extends AutoCloseable {
 
       @Override
       public void append(Entry entry) {}
+
+      @Override
+      public CompletionStage<Void> appendAllAsync(List<Entry> entries) {
+        return CompletableFuture.completedFuture(null);
+      }
 
       @Override
       public void close() {}
@@ -93,6 +122,13 @@ public interface HubJournal extends AutoCloseable {
       @Override
       public synchronized void append(Entry entry) {
         entries.add(Objects.requireNonNull(entry));
+      }
+
+      @Override
+      public synchronized CompletionStage<Void> appendAllAsync(List<Entry> batch) {
+        batch.forEach(Objects::requireNonNull);
+        entries.addAll(batch); // kept the moment it is added: nothing to wait for
+        return CompletableFuture.completedFuture(null);
       }
 
       @Override

@@ -31,6 +31,36 @@ import java.util.UUID;
  */
 public record HubStore(Kind kind, String url, String user, String password) {
 
+  /**
+   * The one bound on a write of the hub's state: how long the hub waits for its store to confirm
+   * (the journal's ask, {@link PersistentHubJournal}) and how long Pekko's JDBC journal lets one
+   * call run before its circuit breaker fails it ({@code
+   * jdbc-journal.circuit-breaker.call-timeout}, set to this in {@link #pekkoConfig()}; Pekko's
+   * default is 10 s). Two bounds disagreed before: a PostgreSQL write at load 30 outlived the
+   * breaker's 10 s and failed although the hub would have waited 20 s. The breaker's clock starts
+   * when the journal runs the call, after the hub's ask was sent, so with the same value the
+   * breaker never fails a write the hub still waits for. 20 s is far above a healthy store's
+   * milliseconds and still stops a hub whose store is gone; the brain does not block on a write, so
+   * a long bound costs only back-pressure on the runners meanwhile.
+   */
+  public static final java.time.Duration WRITE_TIMEOUT = java.time.Duration.ofSeconds(20);
+
+  /**
+   * Rows the JDBC journal inserts per transaction ({@code jdbc-journal.batchSize}; Pekko's
+   * default). The hub sends a whole batch of task entities' persists at once, and the journal
+   * groups their rows up to this per transaction.
+   */
+  static final int JOURNAL_BATCH = 400;
+
+  /**
+   * Insert transactions the JDBC journal runs at once ({@code jdbc-journal.parallelism}; Pekko's
+   * default is 8). While that many are running, the persists that arrive wait and go together in
+   * the next transaction, so fewer in flight make bigger transactions: on H2 with {@code
+   * WRITE_DELAY=0} every commit syncs the file, and on PostgreSQL every commit waits for its WAL
+   * flush. Measured with {@code PersistBench} (benchmarks/README.md): see there for the figures.
+   */
+  static final int JOURNAL_PARALLELISM = 2;
+
   /** Which database, and so which Slick profile, driver and schema file. */
   public enum Kind {
     MEMORY("slick.jdbc.H2Profile$", "org.h2.Driver", "schema-h2.sql"),
@@ -135,6 +165,11 @@ public record HubStore(Kind kind, String url, String user, String password) {
         .withValue("jdbc-journal.use-shared-db", v("slick"))
         .withValue("jdbc-snapshot-store.use-shared-db", v("slick"))
         .withValue("jdbc-read-journal.use-shared-db", v("slick"))
+        .withValue("jdbc-journal.batchSize", ConfigValueFactory.fromAnyRef(JOURNAL_BATCH))
+        .withValue("jdbc-journal.parallelism", ConfigValueFactory.fromAnyRef(JOURNAL_PARALLELISM))
+        .withValue("jdbc-journal.circuit-breaker.call-timeout", v(WRITE_TIMEOUT.toMillis() + "ms"))
+        .withValue(
+            "jdbc-snapshot-store.circuit-breaker.call-timeout", v(WRITE_TIMEOUT.toMillis() + "ms"))
         .withValue("pekko-persistence-jdbc.shared-databases.slick.profile", v(kind.profile))
         .withValue(
             "pekko-persistence-jdbc.shared-databases.slick.db", ConfigValueFactory.fromMap(db));

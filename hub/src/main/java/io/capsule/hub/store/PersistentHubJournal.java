@@ -33,15 +33,16 @@ import org.apache.pekko.stream.javadsl.Sink;
 /**
  * The hub's journal kept by sharded, event-sourced {@link TaskEntity task entities} in a Pekko
  * Persistence store (H2 in memory or in a file, PostgreSQL: see {@link HubStore}). Each entry is
- * persisted by its task's entity, which checks it against the task's ledger first; {@link #append}
- * returns only once the store has it, so the hub's rule (record, then ack or publish) holds.
+ * persisted by its task's entity, which checks it against the task's ledger first; {@link
+ * #appendAllAsync} completes only once the store has it, so the hub's rule (record, then ack or
+ * publish) holds.
  *
  * <p>{@link #recorded()} is read once, when the journal opens, through Persistence Query: each
  * task's events in order, tasks in the order they were first recorded. Entries of different tasks
  * need no common order: the protocol numbers frames per task.
  *
- * <p>Threading: {@link #append} blocks its caller for at most the timeout (the hub's one actor, as
- * the file journal's fsync did); it is safe from any thread.
+ * <p>Threading: {@link #appendAllAsync} never blocks; {@link #append} and {@link #appendAll} block
+ * their caller for at most the write bound. All are safe from any thread.
  */
 public final class PersistentHubJournal implements HubJournal {
   private static final FrameCodec CODEC = FrameCodec.shared();
@@ -107,36 +108,61 @@ public final class PersistentHubJournal implements HubJournal {
   }
 
   /**
-   * Records entries that arrived together: one write per task, all tasks at once. When any task
-   * refuses or the store fails, throws; entries of other tasks may then be kept (the hub stops and
-   * its successor replays what is there, which is consistent per task).
+   * Records entries that arrived together and blocks until the store has them (at most the write
+   * bound): for tools and tests; the hub uses {@link #appendAllAsync}.
    */
   @Override
   public void appendAll(List<Entry> entries) {
-    Map<String, List<TaskEvent>> byTask = new LinkedHashMap<>();
-    for (Entry e : entries) {
-      String id = TaskEntity.entityId(e.runner().projectId(), e.frame().taskId());
-      byTask.computeIfAbsent(id, k -> new ArrayList<>()).add(event(e));
-    }
-    List<CompletableFuture<?>> writes = new ArrayList<>();
-    for (Map.Entry<String, List<TaskEvent>> t : byTask.entrySet()) {
-      CompletionStage<Done> written =
-          sharding
-              .entityRefFor(TaskEntity.KEY, t.getKey())
-              .<Done>askWithStatus(reply -> new TaskEntity.Record(t.getValue(), reply), timeout);
-      writes.add(written.toCompletableFuture());
-    }
     try {
-      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+      appendAllAsync(entries)
+          .toCompletableFuture()
           .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failed("interrupted while the store wrote", e);
     } catch (ExecutionException e) {
-      throw failed(String.valueOf(e.getCause().getMessage()), e.getCause());
+      throw e.getCause() instanceof ProtocolException p
+          ? p
+          : failed(String.valueOf(e.getCause().getMessage()), e.getCause());
     } catch (TimeoutException e) {
       throw failed("the store did not confirm a write within " + timeout, e);
     }
+  }
+
+  /**
+   * One {@link TaskEntity.Record} per task, all sent at once: the entities persist concurrently and
+   * the JDBC journal groups their rows into few transactions ({@code jdbc-journal.batchSize}, see
+   * {@link HubStore#pekkoConfig()}). Completes when every task confirmed; fails with {@code
+   * E-PRO-010} when one refuses, the store fails, or no answer comes within the write bound.
+   */
+  @Override
+  public CompletionStage<Void> appendAllAsync(List<Entry> entries) {
+    Map<String, List<TaskEvent>> byTask = new LinkedHashMap<>();
+    for (Entry e : entries) {
+      String id = TaskEntity.entityId(e.runner().projectId(), e.frame().taskId());
+      byTask.computeIfAbsent(id, k -> new ArrayList<>()).add(event(e));
+    }
+    CompletableFuture<?>[] writes = new CompletableFuture<?>[byTask.size()];
+    int i = 0;
+    for (Map.Entry<String, List<TaskEvent>> t : byTask.entrySet()) {
+      writes[i++] =
+          sharding
+              .entityRefFor(TaskEntity.KEY, t.getKey())
+              .<Done>askWithStatus(reply -> new TaskEntity.Record(t.getValue(), reply), timeout)
+              .toCompletableFuture();
+    }
+    return CompletableFuture.allOf(writes)
+        .handle(
+            (ok, e) -> {
+              if (e == null) {
+                return null;
+              }
+              Throwable cause = e.getCause() != null ? e.getCause() : e;
+              throw cause instanceof java.util.concurrent.TimeoutException
+                      || cause instanceof org.apache.pekko.pattern.AskTimeoutException
+                  ? failed("the store did not confirm a write within " + timeout, cause)
+                  : failed(String.valueOf(cause.getMessage()), cause);
+            });
   }
 
   /** Nothing to release here: the store's pool ends with the actor system. */

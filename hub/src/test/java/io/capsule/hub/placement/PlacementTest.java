@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  *   <li>runners, separated by {@code ;}: {@code id:caps:running/slots}, caps a comma list or {@code
  *       -} for none announced (runs anything), suffix {@code :down} when not connected;
  *   <li>queue, separated by spaces: {@code task:capsule}, or {@code task:capsule@runner} when the
- *       task names its runner;
+ *       task names its runner, or {@code task:capsule!runner} when it was taken from that runner,
+ *       gone past dead-after;
  *   <li>verdicts, separated by spaces: {@code task>runner} placed, {@code task~word} waits with a
  *       reason containing {@code word} ({@code -} for a space), {@code task?runner} no such runner.
  * </ul>
@@ -62,6 +63,10 @@ class PlacementTest {
           named runner known while down is not unknown | a:x:0/1:down                   | t1:x@a                  | t1~away
           named places count against free slots  | a:x:0/1; b:x:0/1                     | t1:x@a t2:x t3:x        | t1>a t2>b t3~busy
           free slot after a named wait still used | a:x:0/1                             | t1:y@a t2:x             | t1~does-not-announce t2>a
+          task of a dead runner goes elsewhere    | a:x:0/1:down; b:x:0/1                | t1:x!a                  | t1>b
+          task of a dead runner never returns     | a:x:0/1; b:x:0/1                     | t1:x!a                  | t1>b
+          task of a dead runner waits elsewhere   | a:x:0/4                              | t1:x!a t2:x             | t1~not-counting-a t2>a
+          taken from two dead runners            | a:x:0/1; b:x:0/1; c:x:1/1            | t1:x!a!b                | t1~busy
           slots counted across one plan          | a:x:0/3; b:x:2/3                     | t1:x t2:x t3:x t4:x t5:x | t1>a t2>a t3>a t4>b t5~busy
           """)
   void placesAsTheRulesSay(String name, String runners, String queue, String verdicts) {
@@ -147,10 +152,15 @@ class PlacementTest {
     for (String w : words(s)) {
       String[] idRest = w.split(":", 2);
       String[] capRunner = idRest[1].split("@", 2);
-      out.add(
+      String[] capDead = capRunner[0].split("!");
+      Waiting t =
           capRunner.length == 2
               ? Waiting.on(idRest[0], capRunner[0], capRunner[1])
-              : Waiting.any(idRest[0], capRunner[0]));
+              : Waiting.any(idRest[0], capDead[0]);
+      for (int i = 1; i < capDead.length; i++) {
+        t = t.takenFrom(capDead[i]);
+      }
+      out.add(t);
     }
     return out;
   }

@@ -59,7 +59,14 @@ import org.junit.jupiter.api.io.TempDir;
 class HubRestartTest {
   private static final String PROJECT = "p-restart";
   private static final RunnerKey KEY = new RunnerKey(PROJECT, "r-1");
-  private static final ProtocolConfig CONFIG = WsFixture.fast().build();
+  // A restart is not a runner's death: the hubs' long dead-after keeps a hub that restarts slowly
+  // on a loaded machine from taking the runner's tasks back (E-HUB-008) before it reconnects.
+  private static final ProtocolConfig CONFIG =
+      WsFixture.fast().deadAfter(java.time.Duration.ofSeconds(60)).build();
+
+  // The runner keeps the fast dead-after: it also bounds its wait for an upgrade answer, and a
+  // dial that reached the closing hub would otherwise wait a minute before it tries the new one.
+  private static final ProtocolConfig RUNNER_CONFIG = WsFixture.fast().build();
 
   private final ActorTestKit kit = ActorTestKit.create();
   final List<AutoCloseable> open = new ArrayList<>(); // closed last to first after each case
@@ -89,8 +96,12 @@ class HubRestartTest {
     ActorTestKit node =
         ActorTestKit.create(
             "store",
-            store
-                .pekkoConfig()
+            // A store node is a cluster member: its shutdown waits up to 10 s for the task shard
+            // region to hand off (a last write the closing hub sent may be buffered there, and is
+            // dropped: never acked, the runner replays it). The testkit's own 10 s bound for the
+            // whole shutdown failed this test in CI; a stopped node is what the test needs.
+            ConfigFactory.parseString("pekko.actor.testkit.typed.system-shutdown-default = 30s")
+                .withFallback(store.pekkoConfig())
                 .withFallback(HubCluster.singleNode())
                 .withFallback(ConfigFactory.load()));
     open.add(node::shutdownTestKit);
@@ -119,7 +130,11 @@ class HubRestartTest {
         RunnerClient.start(
             kit.system(),
             RunnerClient.Settings.of(
-                    url, PROJECT, "0.1.0-test", TokenSource.fixed(token(PROJECT, "r-1")), CONFIG)
+                    url,
+                    PROJECT,
+                    "0.1.0-test",
+                    TokenSource.fixed(token(PROJECT, "r-1")),
+                    RUNNER_CONFIG)
                 .withOnState(states::add));
     open.add(() -> client.close().toCompletableFuture().get(20, TimeUnit.SECONDS));
     client.inbound().runWith(Sink.foreach(inbox::add), kit.system());
@@ -245,7 +260,11 @@ class HubRestartTest {
     List<HubEvent> beforeEvents = new ArrayList<>();
     hub1.events().drainTo(beforeEvents);
     List<Long> before = progressSeqs(beforeEvents);
-    assertEquals(100, before.size(), "published exactly what the journal kept");
+    // At most the 100 applied frames the journal took (a batch crossing the budget is refused
+    // whole), and exactly what it kept besides the assign.
+    assertTrue(before.size() <= 100 && before.size() > 0, "published: " + before.size());
+    assertEquals(
+        memory.recorded().size() - 1, before.size(), "published exactly what the journal kept");
     hub1.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS);
 
     Hub hub2 = start(memory, port);
@@ -313,7 +332,11 @@ class HubRestartTest {
     }
   }
 
-  /** A journal that fails (as a full disk would) once it has taken {@code budget} entries. */
+  /**
+   * A journal that fails (as a full disk would) once it has taken {@code budget} entries. A batch
+   * is kept all or none, as the store keeps a task's entries: the hub writes what arrived together
+   * in one batch, and a batch half kept would hold frames the hub never published.
+   */
   private static final class DiesAfter implements HubJournal {
     private final HubJournal kept;
     private final AtomicInteger budget;
@@ -334,6 +357,14 @@ class HubRestartTest {
         throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
       }
       kept.append(entry);
+    }
+
+    @Override
+    public void appendAll(List<Entry> entries) {
+      if (budget.addAndGet(-entries.size()) < 0) {
+        throw new ProtocolException(Diagnostic.of(Code.E_PRO_010, "disk full (test)"));
+      }
+      kept.appendAll(entries);
     }
 
     @Override

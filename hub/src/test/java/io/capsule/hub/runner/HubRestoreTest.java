@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
+import io.capsule.hub.placement.Reclaim;
 import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.hub.store.HubJournal.Entry;
 import io.capsule.hub.store.JournalHistory;
@@ -14,6 +15,7 @@ import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.SequencedFrame;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +36,34 @@ class HubRestoreTest {
   @Test
   void anUnfinishedHistoryRestoresTheOpenTask() {
     assertEquals(1, HubRestore.of(CONFIG, H.subList(0, 3)).openTasks());
+  }
+
+  @Test
+  void aTaskTakenFromADeadRunnerIsRestoredAsTakenUntilItIsPlacedAgain() {
+    RunnerKey dead = H.get(0).runner();
+    Entry reclaim =
+        new Entry(
+            dead,
+            Direction.SENT,
+            Reclaim.cancel("T-1", dead.runnerId(), java.time.Duration.ofSeconds(45)).withSeq(2));
+    HubRestore taken = HubRestore.of(CONFIG, List.of(H.get(0), H.get(1), reclaim));
+    assertEquals(0, taken.openTasks(), "no longer open on the dead runner");
+    assertEquals(java.util.Map.of(dead, List.of("T-1")), taken.taken());
+    assertTrue(taken.taskOwner().isEmpty());
+
+    Entry again = new Entry(OTHER, Direction.SENT, H.get(0).frame());
+    HubRestore placed = HubRestore.of(CONFIG, List.of(H.get(0), H.get(1), reclaim, again));
+    assertEquals(java.util.Map.of(), placed.taken(), "placed again: nothing left to take back");
+    assertEquals(OTHER, placed.taskOwner().get(HubRestore.owned("p", "T-1")));
+    assertEquals(Set.of("T-1"), placed.runners().get(OTHER).openTasks());
+    assertEquals(Set.of(), placed.runners().get(dead).openTasks());
+  }
+
+  @Test
+  void anOperatorsCancelDoesNotTakeTheTaskBack() {
+    HubRestore r = HubRestore.of(CONFIG, H.subList(0, 3)); // assign, progress, cancel "operator"
+    assertEquals(1, r.openTasks());
+    assertEquals(java.util.Map.of(), r.taken());
   }
 
   static Stream<Arguments> outOfOrder() {

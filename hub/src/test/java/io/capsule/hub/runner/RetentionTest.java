@@ -9,6 +9,7 @@ import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.PersistentHubJournal;
+import io.capsule.hub.task.TaskEntity;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
@@ -25,14 +26,18 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code capsule.hub.retention} on a real store (H2 file): a finished task is forgotten once its
- * retention passed (here 1 ms, so at the first sweep, a second after start) and stays forgotten
- * after a restart; a task still running at that sweep is kept.
+ * retention passed (here 1 ms, so at the first sweep, a second after start), its events and
+ * snapshots are erased from the store (a restart has nothing of it to replay), and it stays
+ * forgotten after a restart; a task still running at that sweep is kept.
  */
 class RetentionTest {
   private static final String PROJECT = "p-retention";
@@ -102,6 +107,29 @@ class RetentionTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** How many events the store holds for the task (Persistence Query, as a restart reads it). */
+  private static int stored(ActorTestKit node, String taskId) throws Exception {
+    JdbcReadJournal reads =
+        PersistenceQuery.get(node.system())
+            .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+    String pid = TaskEntity.KEY.name() + "|" + TaskEntity.entityId(PROJECT, taskId);
+    return reads
+        .currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
+        .runWith(Sink.seq(), node.system())
+        .toCompletableFuture()
+        .get(WsFixture.WAIT.toSeconds(), TimeUnit.SECONDS)
+        .size();
+  }
+
+  private static void awaitStored(ActorTestKit node, String taskId, int n) throws Exception {
+    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
+    int now = stored(node, taskId);
+    while (now != n) {
+      assertTrue(System.nanoTime() < deadline, taskId + " has " + now + " events stored, not " + n);
+      now = stored(node, taskId);
+    }
+  }
+
   @Test
   void aFinishedTaskIsForgottenAfterItsRetentionAndStaysForgottenAfterARestart() throws Exception {
     ActorTestKit first = storeNode();
@@ -129,11 +157,15 @@ class RetentionTest {
     }
     assertEquals("E-API-002", JSON.readTree(done.body()).get("code").asText());
     assertEquals(200, send("GET", "/v1/tasks/t-running", null).statusCode(), "still running");
+    awaitStored(first, "t-done", 0); // its events and snapshots are erased from the store
+    assertTrue(stored(first, "t-running") > 0, "a running task keeps its events");
 
     hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
     hub = null;
     first.shutdownTestKit();
-    startOn(storeNode());
+    ActorTestKit second = storeNode();
+    startOn(second);
+    assertEquals(0, stored(second, "t-done"), "nothing of it to replay after the restart");
     assertEquals(404, send("GET", "/v1/tasks/t-done", null).statusCode(), "after the restart");
     HttpResponse<String> again =
         send("POST", "/v1/tasks", "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-done\"}");

@@ -118,6 +118,27 @@ class TaskApiRoutesTest {
   }
 
   @Test
+  void aRunnerTokenOpensNoRouteOfTheTaskApi() throws Exception {
+    String[][] routes = {
+      {"GET", "/v1/tasks"},
+      {"POST", "/v1/tasks"},
+      {"GET", "/v1/tasks/t-x"},
+      {"GET", "/v1/tasks/t-x/events"},
+      {"POST", "/v1/tasks/t-x/cancel"},
+      {"DELETE", "/v1/tasks/t-x"},
+      {"GET", "/v1/runners"}
+    };
+    for (String[] route : routes) {
+      String body = route[0].equals("POST") ? "{\"capsule\":\"hello\",\"goal\":\"g\"}" : null;
+      HttpResponse<String> r = send(TokenScope.RUNNER, route[0], route[1], body);
+      assertEquals(403, r.statusCode(), route[0] + " " + route[1] + ": " + r.body());
+      assertEquals("E-PRO-012", json(r).get("code").asText(), route[0] + " " + route[1]);
+    }
+    assertTrue(
+        runner.received.stream().noneMatch(s -> s.contains("task.assign")), "nothing was placed");
+  }
+
+  @Test
   void deleteNeedsAnAdminTokenAndNamesUnknownAndRunningTasks() throws Exception {
     HttpResponse<String> api = send(TokenScope.API, "DELETE", "/v1/tasks/t-none", null);
     assertEquals(403, api.statusCode(), api.body());

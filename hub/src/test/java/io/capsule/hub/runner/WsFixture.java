@@ -1,6 +1,9 @@
 package io.capsule.hub.runner;
 
 import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.Ping;
+import io.capsule.protocol.frame.Pong;
 import io.capsule.protocol.token.ProjectTokens;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -81,6 +84,8 @@ final class WsFixture {
     final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
     final CompletableFuture<WebSocketUpgradeResponse> upgrade;
     private final SourceQueueWithComplete<Message> out;
+    // Answer the hub's pings (so a short dead-after keeps it) instead of staying silent.
+    private volatile boolean answersPings;
 
     RawPeer(ActorSystem<?> system, String url, String token) {
       Materializer mat = Materializer.matFromSystem(system);
@@ -105,7 +110,7 @@ final class WsFixture {
                     return m;
                   })
               .mapAsync(1, m -> m.asTextMessage().toStrict(5_000, mat))
-              .to(Sink.foreach(t -> received.add(t.getStrictText())));
+              .to(Sink.foreach(t -> onText(t.getStrictText())));
       WebSocketRequest req = WebSocketRequest.create(url);
       if (token != null) {
         req = req.addHeader(Authorization.oauth2(token));
@@ -115,6 +120,27 @@ final class WsFixture {
               .singleWebSocketRequest(req, Flow.fromSinkAndSourceCoupled(in, q.second()), mat)
               .first()
               .toCompletableFuture();
+    }
+
+    private void onText(String text) {
+      if (answersPings && text.contains("\"type\":\"ping\"")) {
+        FrameCodec codec = FrameCodec.shared();
+        Ping ping = (Ping) codec.decode(text, false);
+        send(codec.encodeToString(new Pong(ping.nonce())));
+        return;
+      }
+      received.add(text);
+    }
+
+    /** From now on pings are answered (and not put in {@link #received}), as a live runner does. */
+    RawPeer answeringPings() {
+      answersPings = true;
+      return this;
+    }
+
+    /** Ends the connection from this side (a close frame): the runner went away. */
+    void cut() {
+      out.complete();
     }
 
     void send(String text) {

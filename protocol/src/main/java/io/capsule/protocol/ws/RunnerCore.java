@@ -49,6 +49,10 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 /**
  * The runner client's state: the {@link SeqState}, the current connection, the back-off. Socket and
  * timer callbacks arrive as messages; streams wait on the futures inside them.
+ *
+ * <p>Over 400 lines: the connection's whole life (dial, the bounded upgrade, hello, resume, replay,
+ * heartbeat, back-off) is this one actor's message handling, kept in one file so the order of its
+ * transitions reads in one place; the sequencing arithmetic is in {@link SeqState}.
  */
 final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
 

@@ -1,0 +1,270 @@
+package io.capsule.bench.hub;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.capsule.hub.metrics.HubTraffic;
+import io.capsule.hub.store.HubStore;
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.Extras;
+import io.capsule.protocol.frame.TaskProgress;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.frame.TaskReportBody;
+import io.capsule.protocol.frame.UsageSplit;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runner frames persisted and acknowledged per second through one hub node, beside a bare JDBC
+ * batch insert of the same rows into the same store, in the same run: the ratio says how much of
+ * what the database can take the hub turns into acknowledged frames (issue #12's goal: ≥ 0.5).
+ *
+ * <p>{@code runners} raw runners (one task each) send {@code frames} frames each as fast as their
+ * sockets take them ({@code frames - 1} progress of ~600 bytes, then the report); the figure is
+ * every runner's frames over the time from the first send until the last runner's ack covered its
+ * report (each frame is then in the store: the hub acks only what its journal confirmed). A warm-up
+ * round of a quarter of the frames runs first on other tasks. Then the baseline inserts as many
+ * rows of the same size (the frames' JSON) into a table of the journal's shape in the same
+ * database, {@value #BASELINE_BATCH} rows per transaction (as {@code JdbcBaselineBench}), with the
+ * hub idle. It also prints the hub's journal writes and entries per write in the measured round
+ * (its group commit).
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.capsule.bench.hub.PersistBench \
+ *     [--store h2,postgres] [--runners 16] [--frames 2000]
+ * </pre>
+ *
+ * PostgreSQL: {@code eval "$(benchmarks/scripts/throwaway-postgres.sh start)"} first.
+ */
+public final class PersistBench {
+  private static final FrameCodec CODEC = FrameCodec.shared();
+
+  /** Rows per transaction of the baseline: {@code JdbcBaselineBench}'s batch. */
+  static final int BASELINE_BATCH = 64;
+
+  /** A progress payload of ~560 characters: each frame is ~600 bytes of JSON. */
+  private static final String PAD = "x".repeat(520);
+
+  record Options(List<String> stores, int runners, int frames) {
+    static Options parse(String[] args) {
+      List<String> stores = List.of("h2", "postgres");
+      int runners = 16;
+      int frames = 2000;
+      if (args.length % 2 != 0) {
+        throw new IllegalArgumentException("options come in pairs: --name value");
+      }
+      for (int i = 0; i < args.length; i += 2) {
+        String v = args[i + 1];
+        switch (args[i]) {
+          case "--store" -> stores = Arrays.asList(v.split(","));
+          case "--runners" -> runners = Integer.parseInt(v);
+          case "--frames" -> frames = Integer.parseInt(v);
+          default -> throw new IllegalArgumentException("unknown option " + args[i]);
+        }
+      }
+      if (runners < 1 || frames < 4) {
+        throw new IllegalArgumentException("--runners must be >= 1 and --frames >= 4");
+      }
+      return new Options(stores, runners, frames);
+    }
+  }
+
+  /** One store's figures: rows/s through the hub and bare, the hub's writes, the load. */
+  record Result(
+      String store,
+      int rows,
+      double hubPerSecond,
+      double barePerSecond,
+      long writes,
+      long entries,
+      String loadBefore,
+      String loadAfter) {
+    double ratio() {
+      return hubPerSecond / barePerSecond;
+    }
+
+    String row() {
+      return String.format(
+          "| %s | %d | %.0f/s | %.0f/s | %.2f | %d (%.1f entries each) | %s → %s |",
+          store,
+          rows,
+          hubPerSecond,
+          barePerSecond,
+          ratio(),
+          writes,
+          writes == 0 ? 0.0 : (double) entries / writes,
+          loadBefore,
+          loadAfter);
+    }
+  }
+
+  private PersistBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Options o = Options.parse(args);
+    System.out.println(
+        "| store | frames | hub: persisted and acked | bare JDBC, "
+            + BASELINE_BATCH
+            + " rows/tx | hub ÷ bare | hub journal writes | load (1 min) before → after |");
+    System.out.println("|---|---|---|---|---|---|---|");
+    for (String store : o.stores()) {
+      System.out.println(run(store, o.runners(), o.frames()).row());
+    }
+  }
+
+  static Result run(String store, int runners, int frames) throws Exception {
+    String before = SseLatencyBench.load();
+    BenchHub hub = BenchHub.start("persist", store, ProtocolConfig.builder().build());
+    try {
+      round(hub, "w", runners, Math.max(4, frames / 4)); // warm-up: JIT, pool, entities
+      HubTraffic traffic = HubTraffic.get(hub.system);
+      long writes0 = traffic.journalWriteCount();
+      long entries0 = traffic.journalEntryCount();
+      double hubRate = round(hub, "m", runners, frames);
+      long writes = traffic.journalWriteCount() - writes0;
+      long entries = traffic.journalEntryCount() - entries0;
+      double bare = bareInsert(hub.store(), runners * frames);
+      return new Result(
+          store, runners * frames, hubRate, bare, writes, entries, before, SseLatencyBench.load());
+    } finally {
+      hub.close();
+    }
+  }
+
+  /** One round: a task per runner, every runner's frames; frames per second until all acked. */
+  private static double round(BenchHub hub, String name, int runners, int frames) throws Exception {
+    List<RawRunner> rs = new ArrayList<>();
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    for (int i = 0; i < runners; i++) {
+      String runner = String.format("r-%s%03d", name, i);
+      String task = "t-" + runner;
+      CompletableFuture<Void> acked = new CompletableFuture<>();
+      done.add(acked);
+      rs.add(
+          RawRunner.connect(
+              hub,
+              runner,
+              task,
+              held -> {
+                if (held >= frames) {
+                  acked.complete(null);
+                }
+              }));
+      HttpResponse<String> placed =
+          hub.submit(
+              "{\"capsule\":\""
+                  + BenchHub.CAPSULE
+                  + "\",\"goal\":\"persist\",\"id\":\""
+                  + task
+                  + "\",\"runner\":\""
+                  + runner
+                  + "\"}");
+      if (placed.statusCode() != 201) {
+        throw new IllegalStateException("POST /v1/tasks: " + placed.statusCode() + placed.body());
+      }
+      rs.get(i).awaitAssign();
+    }
+    List<List<String>> texts = new ArrayList<>();
+    for (int i = 0; i < runners; i++) {
+      texts.add(frames("t-" + String.format("r-%s%03d", name, i), frames));
+    }
+    long t0 = System.nanoTime();
+    for (int i = 0; i < runners; i++) {
+      RawRunner r = rs.get(i);
+      texts.get(i).forEach(r::send); // chained: one send in flight per socket
+    }
+    CompletableFuture.allOf(done.toArray(CompletableFuture[]::new))
+        .get(BenchHub.SLOW.toSeconds() + frames * runners / 50, TimeUnit.SECONDS);
+    long elapsed = System.nanoTime() - t0;
+    for (RawRunner r : rs) {
+      r.close();
+    }
+    return (double) runners * frames * 1e9 / elapsed;
+  }
+
+  private static List<String> frames(String task, int frames) {
+    List<String> out = new ArrayList<>(frames);
+    for (int seq = 1; seq < frames; seq++) {
+      var payload = JsonNodeFactory.instance.objectNode().put("i", seq).put("text", PAD);
+      out.add(CODEC.encodeToString(new TaskProgress(task, seq, "text", payload, Extras.NONE)));
+    }
+    TaskReport report =
+        new TaskReport(
+            TaskReportBody.builder(task, "done", new UsageSplit(1, 1, 0, 0, 1))
+                .summaryBusiness("persist bench")
+                .build());
+    out.add(CODEC.encodeToString(report.withSeq(frames)));
+    return out;
+  }
+
+  /**
+   * Rows per second of a bare JDBC insert of {@code rows} journal-shaped rows (a frame's JSON as
+   * the payload), {@value #BASELINE_BATCH} per transaction, into a table of the journal's shape in
+   * the hub's own database (dropped afterwards).
+   */
+  static double bareInsert(HubStore store, int rows) throws SQLException {
+    boolean h2 = store.kind() != HubStore.Kind.POSTGRES;
+    byte[] payload =
+        CODEC
+            .encodeToString(
+                new TaskProgress(
+                    "t-bare",
+                    1,
+                    "text",
+                    JsonNodeFactory.instance.objectNode().put("i", 1).put("text", PAD),
+                    Extras.NONE))
+            .getBytes(StandardCharsets.UTF_8);
+    try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password())) {
+      try (Statement s = c.createStatement()) {
+        s.execute("DROP TABLE IF EXISTS bench_journal");
+        s.execute(
+            "CREATE TABLE bench_journal ("
+                + " ordering BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+                + " persistence_id VARCHAR(255) NOT NULL,"
+                + " sequence_number BIGINT NOT NULL,"
+                + " write_timestamp BIGINT NOT NULL,"
+                + " event_ser_id INTEGER NOT NULL,"
+                + " event_ser_manifest VARCHAR(255) NOT NULL,"
+                + " event_payload "
+                + (h2 ? "VARBINARY" : "BYTEA")
+                + " NOT NULL,"
+                + " UNIQUE (persistence_id, sequence_number))");
+      }
+      c.setAutoCommit(false);
+      long t0 = System.nanoTime();
+      try (PreparedStatement insert =
+          c.prepareStatement(
+              "INSERT INTO bench_journal (persistence_id, sequence_number, write_timestamp,"
+                  + " event_ser_id, event_ser_manifest, event_payload) VALUES (?, ?, ?, ?, ?, ?)")) {
+        for (int i = 0; i < rows; i++) {
+          insert.setString(1, "Task|t-bare-" + (i % 16));
+          insert.setLong(2, i / 16 + 1);
+          insert.setLong(3, System.currentTimeMillis());
+          insert.setInt(4, 33);
+          insert.setString(5, "progress");
+          insert.setBytes(6, payload);
+          insert.addBatch();
+          if ((i + 1) % BASELINE_BATCH == 0 || i == rows - 1) {
+            insert.executeBatch();
+            c.commit();
+          }
+        }
+      }
+      long elapsed = System.nanoTime() - t0;
+      try (Statement s = c.createStatement()) {
+        s.execute("DROP TABLE bench_journal");
+      }
+      c.commit();
+      return rows * 1e9 / elapsed;
+    }
+  }
+}

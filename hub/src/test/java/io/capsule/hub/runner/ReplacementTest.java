@@ -1,0 +1,229 @@
+package io.capsule.hub.runner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.HubCluster;
+import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.store.HubStore;
+import io.capsule.hub.store.PersistentHubJournal;
+import io.capsule.protocol.codec.FrameCodec;
+import io.capsule.protocol.frame.TaskProgress;
+import io.capsule.protocol.frame.TaskReport;
+import io.capsule.protocol.frame.TaskReportBody;
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.protocol.token.TokenScope;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A runner gone longer than {@code dead-after} has its unfinished task placed again, over real
+ * sockets and a real (in-memory H2) store: runner A takes the task and sends two events, its
+ * connection ends and it does not come back in time; the task waits queued ({@code E-HUB-008}),
+ * runner B connects, takes it and finishes it. The task's events show A's then B's with ids that
+ * run on (a {@code Last-Event-ID} from A's run resumes into B's), and one report. When A comes back
+ * it is told to cancel the task, and its own report is refused ({@code E-PRO-011}), not applied.
+ */
+class ReplacementTest {
+  private static final String PROJECT = "p-again";
+  private static final FrameCodec CODEC = FrameCodec.shared();
+
+  private final HubStore store = HubStore.memory();
+  private final ActorTestKit kit =
+      ActorTestKit.create(
+          "again",
+          store
+              .pekkoConfig()
+              .withFallback(HubCluster.singleNode())
+              .withFallback(ConfigFactory.load()));
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final String token =
+      WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+  private final List<Stream<String>> streams = new ArrayList<>();
+  private ReferenceHub hub;
+
+  @AfterEach
+  void stop() throws Exception {
+    streams.forEach(Stream::close);
+    if (hub != null) {
+      hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+    kit.shutdownTestKit();
+  }
+
+  @Test
+  void aTaskOfARunnerGonePastDeadAfterRunsOnAnotherAndKeepsItsEvents() throws Exception {
+    store.migrate();
+    hub =
+        ReferenceHub.start(
+                kit.system(),
+                WsFixture.fast().deadAfter(Duration.ofSeconds(2)).build(),
+                WsFixture.TOKENS,
+                PROJECT,
+                "127.0.0.1",
+                0,
+                PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)))
+            .toCompletableFuture()
+            .get(20, TimeUnit.SECONDS);
+    WsFixture.RawPeer a = runner("r-a", "{}");
+    HttpResponse<String> submitted =
+        http.send(
+            request("/v1/tasks")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(201, submitted.statusCode(), submitted.body());
+    WsFixture.await(a.received, s -> s.contains("task.assign"));
+    a.send(progress(1, "a"));
+    a.send(progress(2, "a"));
+    awaitTask(t -> t.get("events").asInt() == 2);
+
+    a.cut(); // and not back within dead-after
+    JsonNode queued = awaitTask(t -> "queued".equals(t.get("state").asText()));
+    assertTrue(queued.get("waiting").asText().contains("E-HUB-008"), queued.toString());
+    assertTrue(queued.get("runner").isNull(), queued.toString());
+
+    WsFixture.RawPeer b = runner("r-b", "{}");
+    String assign = WsFixture.await(b.received, s -> s.contains("task.assign"));
+    assertTrue(assign.contains("\"t-1\""), assign);
+    b.send(progress(1, "b"));
+    b.send(report(2));
+    JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
+    assertEquals(PROJECT + "/r-b", done.get("runner").asText(), done.toString());
+
+    BlockingQueue<String> all = watch(Optional.empty());
+    assertEquals(
+        List.of("id:1 text a", "id:2 text a", "id:3 text b", "id:4 report done"), events(all, 4));
+    BlockingQueue<String> resumed = watch(Optional.of("2"));
+    assertEquals(List.of("id:3 text b", "id:4 report done"), events(resumed, 2));
+
+    // A comes back, having applied the assign (hub seq 1): it hears the cancel, and what it
+    // still sends for the task is refused, nothing applied.
+    WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
+    String cancel = WsFixture.await(back.received, s -> s.contains("task.cancel"));
+    assertTrue(cancel.contains("\"t-1\"") && cancel.contains("E-HUB-008"), cancel);
+    back.send(report(3));
+    String refused = WsFixture.await(back.received, s -> s.contains("\"type\":\"error\""));
+    assertTrue(
+        refused.contains("E-PRO-011") && refused.contains("nothing of it was applied"), refused);
+    JsonNode after = task();
+    assertEquals(4, after.get("events").asInt(), after.toString());
+    assertEquals("done", after.get("report").get("status").asText(), after.toString());
+  }
+
+  /** A runner with the capsule that answers pings; {@code resume} is its hello.resume. */
+  private WsFixture.RawPeer runner(String id, String resume) throws Exception {
+    WsFixture.RawPeer p =
+        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, id))
+            .answeringPings();
+    p.send(
+        WsFixture.hello(PROJECT, "ack", "error-frames", "capsule:hello", "slots:1")
+            .replace("\"resume\":{}", "\"resume\":" + resume));
+    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
+    return p;
+  }
+
+  private HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
+        .header("Authorization", "Bearer " + token)
+        .timeout(WsFixture.WAIT);
+  }
+
+  private JsonNode task() throws Exception {
+    return new ObjectMapper()
+        .readTree(
+            http.send(request("/v1/tasks/t-1").build(), HttpResponse.BodyHandlers.ofString())
+                .body());
+  }
+
+  /** Asks for the task (bounded by the fixture's wait) until it matches. */
+  private JsonNode awaitTask(Predicate<JsonNode> match) throws Exception {
+    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
+    JsonNode t = task();
+    while (!match.test(t)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the task never matched: " + t);
+      }
+      t = task();
+    }
+    return t;
+  }
+
+  /** The task's events stream; each event arrives as "id:N event data-field". */
+  private BlockingQueue<String> watch(Optional<String> lastEventId) throws Exception {
+    HttpRequest.Builder req = request("/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
+    lastEventId.ifPresent(id -> req.header("Last-Event-ID", id));
+    HttpResponse<Stream<String>> r = http.send(req.build(), HttpResponse.BodyHandlers.ofLines());
+    assertEquals(200, r.statusCode());
+    streams.add(r.body());
+    BlockingQueue<String> events = new LinkedBlockingQueue<>();
+    CompletableFuture.runAsync(
+        () -> {
+          String[] event = {"", ""};
+          r.body()
+              .forEach(
+                  l -> {
+                    if (l.startsWith("event:")) {
+                      event[0] = l.substring(6).trim();
+                    } else if (l.startsWith("data:")) {
+                      JsonNode d = read(l.substring(5));
+                      event[1] = d.has("who") ? d.get("who").asText() : d.path("status").asText();
+                    } else if (l.startsWith("id:")) {
+                      events.add("id:" + l.substring(3).trim() + " " + event[0] + " " + event[1]);
+                    }
+                  });
+        });
+    return events;
+  }
+
+  private static JsonNode read(String json) {
+    try {
+      return new ObjectMapper().readTree(json);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static List<String> events(BlockingQueue<String> q, int n) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String e = q.poll(WsFixture.WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertTrue(e != null, "event " + (i + 1) + " of " + n + " after " + out);
+      out.add(e);
+    }
+    return out;
+  }
+
+  private static String progress(long seq, String who) {
+    return CODEC.encodeToString(
+        new TaskProgress("t-1", "text", JsonNodeFactory.instance.objectNode().put("who", who))
+            .withSeq(seq));
+  }
+
+  private static String report(long seq) {
+    return CODEC.encodeToString(
+        new TaskReport(TaskReportBody.builder("t-1", "done", new UsageSplit(1, 2, 3, 4, 5)).build())
+            .withSeq(seq));
+  }
+}
