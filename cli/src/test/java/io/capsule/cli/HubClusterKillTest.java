@@ -7,13 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.capsule.hub.store.PostgresServer;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenScope;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,21 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
  * words and reports. Read from a surviving node, each task has every event once (ids 1..n, each
  * word once, in order) and one report, and both survivors answer the same.
  *
- * <p>It prints the time from the kill until both runners are connected again and until every task
- * applies frames again (the first new event of the slowest task reaching a reader on a surviving
- * node; the harness's gate polling adds up to 0.3 s). Goal: within 10 s with the shipped {@code
- * capsule.hub.cluster} timings. It also prints when a survivor removed the dead node, the cluster's
- * own share of the failover, and (the timeline) the milestones of the survivors' and runners' logs
- * after the kill. Measured on the shared 2-core machine at load ~15 (other builds running): the
- * three nodes formed a cluster ~18 s after their JVMs started; node a was marked unreachable 4.5 s
- * after the kill, downed by the split-brain resolver at 7.5 s and removed at 8.6 s; the brain
- * started on a survivor at 10.2 s and restored in 0.3 s; the runners were connected again (hello
- * accepted) after 10.6-10.8 s; every task applied frames again after 10.7-17.3 s, the spread being
- * the runners' replay of 320 frames each, applied one synchronous journal write per frame, task
- * after task. Before the gateways announced their socket again every second the runners came back
- * only after 21.6-29.2 s and every task after 26-33 s (a first announcement sent while the dead
- * node was still a member was lost, and the socket waited out its 20 s welcome). The whole test
- * takes about 1-5 minutes, most of it JVM and PostgreSQL start-up. Skipped, with the install
+ * <p>It asserts issue 12's goal: every task applies frames again (its first new event reaches a
+ * reader on a survivor; the harness's gate polling adds up to 0.3 s) within 10 s of the kill, with
+ * the shipped {@code capsule.hub.cluster} timings. Before asserting it prints the failover step by
+ * step ({@link FailoverTimeline}: unreachable, downed, removed, singletons and coordinator moved,
+ * brain started and restored, runners' hellos answered, first and last task applying frames, every
+ * report in) and how close the run came to a false positive (late heartbeats). The figures of the
+ * last runs, with their load, are in the hub's reference.conf and docs/architecture.md. The whole
+ * test takes 2-4 minutes, most of it JVM and PostgreSQL start-up. Skipped, with the install
  * command, where PostgreSQL's binaries are absent, unless {@code CAPSULE_REQUIRE_POSTGRES} is set
  * (CI sets it): then it fails.
  *
@@ -66,25 +58,20 @@ class HubClusterKillTest {
   private static final int WORDS_BEFORE = 10;
   private static final int WORDS = 40;
 
-  /** About twice the measured 10.8 s (see the class comment). */
-  private static final Duration RUNNERS_BACK_WITHIN = Duration.ofSeconds(25);
-
-  /** About twice the measured 17.3 s (see the class comment). */
-  private static final Duration FRAMES_AGAIN_WITHIN = Duration.ofSeconds(35);
-
-  /** Small heaps and C1 only: five JVMs share two cores with the build; none of them needs more. */
-  private static final List<String> JVM =
-      List.of("-Xmx192m", "-XX:TieredStopAtLevel=1", "-Dcapsule.log.root=INFO");
+  /** Issue 12's goal: from the kill until every task applied a frame again. */
+  private static final Duration FRAMES_AGAIN_WITHIN = Duration.ofSeconds(10);
 
   /**
-   * What the failover timeline picks from the hub nodes' logs (Pekko's at INFO): the cluster's
-   * decision and removal, the sharding coordinator's move, the brain's start and restore, the
-   * gateways' closes and the first hellos.
+   * Small heaps and C1 only: five JVMs share two cores with the build; none of them needs more.
+   * Pekko's own INFO lines (the leader's removal, the singletons' and coordinators' moves) feed the
+   * failover timeline.
    */
-  private static final java.util.regex.Pattern MILESTONE =
-      java.util.regex.Pattern.compile(
-          "UNREACHABLE|SBR took decision|Leader is removing|[Ss]ingleton|[Cc]oordinator|brain|hello on"
-              + "|Starting shard|no hub|reconnect|onnected|cannot restore|Shard .* allocated");
+  private static final List<String> JVM =
+      List.of(
+          "-Xmx192m",
+          "-XX:TieredStopAtLevel=1",
+          "-Dcapsule.log.root=INFO",
+          "-Dpekko.loglevel=INFO");
 
   /**
    * The runners' JVMs run their harnesses uncontained: the streaming harness waits for a gate file
@@ -145,58 +132,8 @@ class HubClusterKillTest {
     Cli.Result migrated = Cli.run(migrate.toArray(String[]::new));
     assertEquals(ExitCodes.DONE, migrated.exit(), migrated.err());
 
-    int[] http = freePorts(3);
-    int[] artery = freePorts(3);
-    String seeds = "127.0.0.1:" + artery[0] + ",127.0.0.1:" + artery[1] + ",127.0.0.1:" + artery[2];
     long bootStart = System.nanoTime();
-    List<Thread> starting = new ArrayList<>();
-    HubProcess[] started = new HubProcess[3];
-    Throwable[] failed = new Throwable[3];
-    for (int i = 0; i < 3; i++) {
-      int n = i;
-      List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "--listen",
-                  "127.0.0.1:" + http[n],
-                  "--project",
-                  PROJECT,
-                  "--secret-file",
-                  secret.toString(),
-                  "--cluster",
-                  "--seed",
-                  seeds,
-                  "--canonical",
-                  "127.0.0.1:" + artery[n]));
-      args.addAll(store);
-      // Started together, as a deployment would: each JVM's start-up overlaps the others'.
-      Thread t =
-          new Thread(
-              () -> {
-                try {
-                  started[n] =
-                      HubProcess.start(
-                          "hub-" + (char) ('a' + n), work, JVM, args, Duration.ofSeconds(180));
-                } catch (Throwable e) {
-                  failed[n] = e;
-                }
-              });
-      t.start();
-      starting.add(t);
-    }
-    for (Thread t : starting) {
-      t.join();
-    }
-    for (int i = 0; i < 3; i++) {
-      if (started[i] != null) {
-        hubs.add(started[i]);
-      }
-    }
-    for (Throwable e : failed) {
-      if (e != null) {
-        throw new AssertionError("a hub node did not start", e);
-      }
-    }
+    HubClusterStart.together(3, work, JVM, PROJECT, secret, store, hubs);
     for (HubProcess hub : hubs) {
       awaitLine(hub::output, "cluster: 3 nodes up", Duration.ofSeconds(180), hub.name, hub.log);
     }
@@ -273,50 +210,37 @@ class HubClusterKillTest {
     victim.kill();
     Files.writeString(gate, "open\n");
     List<Long> back = new ArrayList<>();
-    for (RunnerProcess r : runners) {
-      back.add(r.awaitConnectedAfter(kill, victim.runnerUrl(), Duration.ofSeconds(60)));
-    }
-    // The survivors' own view: when they removed the dead node (its shards may start elsewhere
-    // down-removal-margin later). This is the cluster's part of the failover, whatever the hub
-    // does.
-    String dead = "cluster: node 127.0.0.1:" + artery[v] + " removed";
-    HubProcess first = survivors.get(0);
-    awaitLine(first::output, dead, Duration.ofSeconds(60), first.name, first.log);
-    long removedMs = Duration.ofNanos(first.saidAt(dead).orElseThrow() - kill).toMillis();
-    System.out.printf(
-        "the victim removed from the cluster by %d ms after the kill (expected ~%d ms)%n",
-        removedMs,
-        io.capsule.hub.HubCluster.Failover.fromConfig(
-                io.capsule.config.settings.CapsuleSettings.load().config())
-            .expected()
-            .toMillis());
-    System.out.printf(
-        "after kill -9 of the node of both runners: runners connected again after %s ms%n", back);
-    long slowest = 0;
     List<Long> perTask = new ArrayList<>();
-    for (TaskReader r : readers.values()) {
-      perTask.add(r.firstEventAfter(kill, Duration.ofSeconds(120)));
-      slowest = Math.max(slowest, perTask.get(perTask.size() - 1));
+    long drained = -1;
+    try {
+      for (RunnerProcess r : runners) {
+        back.add(r.awaitConnectedAfter(kill, victim.runnerUrl(), Duration.ofSeconds(60)));
+      }
+      for (TaskReader r : readers.values()) {
+        perTask.add(r.firstEventAfter(kill, Duration.ofSeconds(60)));
+      }
+      long last = 0;
+      for (TaskReader r : readers.values()) {
+        last = Math.max(last, r.reportAfter(kill, Duration.ofSeconds(120)));
+      }
+      drained = last;
+    } finally {
+      printFailover(killedAt, survivors, perTask, drained);
+      keepLogs(); // here: the temp dir is gone by @AfterAll
     }
-    System.out.printf("first event after the kill, per task: %s ms%n", perTask);
+    long slowest = perTask.stream().mapToLong(Long::longValue).max().orElseThrow();
     System.out.printf(
-        "every task applied frames again %d ms after the kill (goal: 10000)%n", slowest);
-    // Bounds with room over what was measured (runners 10.8 s, every task 17.3 s at load ~15;
-    // before the gateways announced again, 21.6-29.2 s and 26-33 s): a regression to waiting out a
-    // welcome timeout again fails here, a slow machine does not.
-    assertTrue(
-        back.stream().allMatch(ms -> ms <= RUNNERS_BACK_WITHIN.toMillis()),
-        "runners connected again after " + back + " ms, bound " + RUNNERS_BACK_WITHIN);
+        "every task applied frames again %d ms after the kill (goal: %d); first event per task %s ms;"
+            + " runners connected again after %s ms; every report in by %d ms%n",
+        slowest, FRAMES_AGAIN_WITHIN.toMillis(), perTask, back, drained);
+    assertTrue(survivors.stream().allMatch(HubProcess::alive), "the surviving nodes are still up");
     assertTrue(
         slowest <= FRAMES_AGAIN_WITHIN.toMillis(),
-        "every task applied frames again after " + slowest + " ms, bound " + FRAMES_AGAIN_WITHIN);
-    for (HubProcess hub : survivors) {
-      printTimeline(hub.name, hub.log, killedAt);
-    }
-    for (RunnerProcess r : runners) {
-      printTimeline(r.name, r.log, killedAt);
-    }
-    keepLogs();
+        "every task applied frames again after "
+            + slowest
+            + " ms, bound "
+            + FRAMES_AGAIN_WITHIN
+            + " (issue 12); the failover timeline above says which step took the time");
 
     for (Map.Entry<String, TaskReader> e : readers.entrySet()) {
       List<HubApiClient.Sse> events = e.getValue().awaitReport(Duration.ofSeconds(180));
@@ -334,7 +258,6 @@ class HubClusterKillTest {
       assertEquals(events, onC.follow(e.getKey(), 0), e.getKey() + " read on c");
       assertEquals("done", onC.get("/v1/tasks/" + e.getKey()).path("state").asText());
     }
-    assertTrue(survivors.stream().allMatch(HubProcess::alive), "the surviving nodes are still up");
   }
 
   /**
@@ -398,21 +321,42 @@ class HubClusterKillTest {
         + "printf '{\"type\":\"result\",\"text\":\"%s\"}\\n' \"$text\"\n";
   }
 
-  private static int[] freePorts(int n) throws Exception {
-    int[] ports = new int[n];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        held.add(s);
-        ports[i] = s.getLocalPort();
-      }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
+  /**
+   * Prints where the failover's time went ({@link FailoverTimeline}): the cluster's steps from the
+   * survivors' logs, the runners' from theirs, then what this test saw on the task streams. Printed
+   * whether or not the failover worked, so a failing run says which step it stopped at.
+   */
+  private void printFailover(
+      java.time.LocalTime killedAt, List<HubProcess> survivors, List<Long> perTask, long drained)
+      throws java.io.IOException {
+    List<Path> nodes = survivors.stream().map(h -> h.log).toList();
+    List<Path> runnerLogs = runners.stream().map(r -> r.log).toList();
+    FailoverTimeline t = new FailoverTimeline(killedAt);
+    t.firstOf("a runner sees its socket close", "hub connection lost", runnerLogs);
+    t.firstOf("a survivor marks the node unreachable", "Marking node as UNREACHABLE", nodes);
+    t.firstOf("the split-brain resolver downs it", "SBR took decision", nodes);
+    t.firstOf("the leader removes it", "Leader is removing", nodes);
+    t.firstOf("a survivor is the oldest (singletons move)", "-> Oldest\\]", nodes);
+    t.firstOf(
+        "a sharding coordinator is active", "ShardCoordinator was moved to the active", nodes);
+    t.firstOf("the project's brain starts", "the hub's brain starts here", nodes);
+    t.firstOf("the brain has restored its tasks", "the brain restored", nodes);
+    t.lastOf("every runner's hello is answered", "connected to the hub at", runnerLogs);
+    if (perTask.size() == TASKS) {
+      t.measured("the first task applies a frame", Collections.min(perTask));
+      t.measured("every task applies frames again", Collections.max(perTask));
     }
-    return ports;
+    if (drained >= 0) {
+      t.measured("every task has reported", drained);
+    }
+    t.print();
+    FailoverTimeline.printHeartbeatHealth(hubs.stream().map(h -> h.log).toList(), killedAt);
+    System.out.printf(
+        "(the shipped capsule.hub.cluster timings expect the shards to move by ~%d ms)%n",
+        io.capsule.hub.HubCluster.Failover.fromConfig(
+                io.capsule.config.settings.CapsuleSettings.load().config())
+            .expected()
+            .toMillis());
   }
 
   /**
@@ -426,31 +370,6 @@ class HubClusterKillTest {
     }
     for (RunnerProcess r : runners) {
       Files.copy(r.log, keep.resolve(r.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
-
-  /**
-   * Prints the lines of a node's log (stamped {@code HH:mm:ss.SSS} by logback) from the kill on
-   * that match {@link #MILESTONE}, each with its time after the kill: where the failover's time
-   * goes. At most 60 lines per node, so a chatty log cannot flood the test's output.
-   */
-  private static void printTimeline(String who, Path log, java.time.LocalTime killedAt)
-      throws java.io.IOException {
-    int printed = 0;
-    for (String line : Files.readAllLines(log)) {
-      if (line.length() < 13 || !line.matches("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*")) {
-        continue;
-      }
-      long ms =
-          Duration.between(killedAt, java.time.LocalTime.parse(line.substring(0, 12))).toMillis();
-      if (ms < -500 || !MILESTONE.matcher(line).find()) {
-        continue;
-      }
-      System.out.printf(
-          "timeline %s +%d ms: %s%n", who, ms, line.substring(13, Math.min(line.length(), 230)));
-      if (++printed == 60) {
-        return;
-      }
     }
   }
 

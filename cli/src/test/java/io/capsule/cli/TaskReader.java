@@ -156,6 +156,13 @@ final class TaskReader {
         .toMillis();
   }
 
+  /** Milliseconds from {@code since} to the arrival of the task's report. */
+  long reportAfter(long since, Duration within) throws InterruptedException {
+    return Duration.ofNanos(
+            await(a -> a.event().event().equals("report"), within, "report").nanos() - since)
+        .toMillis();
+  }
+
   /** Waits for the report; returns every event read, in arrival order. */
   List<HubApiClient.Sse> awaitReport(Duration within) throws InterruptedException {
     await(a -> a.event().event().equals("report"), within, "report");

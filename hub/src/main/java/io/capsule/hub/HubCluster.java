@@ -79,6 +79,7 @@ public final class HubCluster {
    * How quickly the cluster gives up on a node that stopped answering: {@code
    * capsule.hub.cluster.*} (defaults and the reasons for them in the hub's reference.conf).
    *
+   * @param heartbeatInterval how often a node sends each of its monitors a heartbeat
    * @param heartbeatPause the failure detector's acceptable heartbeat pause
    * @param stableAfter how long membership must be stable before the split-brain resolver downs the
    *     unreachable side
@@ -86,15 +87,29 @@ public final class HubCluster {
    *     start elsewhere
    */
   public record Failover(
-      Duration heartbeatPause, Duration stableAfter, Duration downRemovalMargin) {
+      Duration heartbeatInterval,
+      Duration heartbeatPause,
+      Duration stableAfter,
+      Duration downRemovalMargin) {
     /**
      * @throws SettingsInvalid {@code E-CFG-001} naming every value out of range
      */
     public Failover {
       List<Diagnostic> bad = new ArrayList<>();
+      atLeast(heartbeatInterval, Duration.ofMillis(100), "heartbeat-interval", bad);
       atLeast(heartbeatPause, Duration.ofSeconds(1), "heartbeat-pause", bad);
       atLeast(stableAfter, Duration.ofSeconds(1), "stable-after", bad);
       atLeast(downRemovalMargin, Duration.ofMillis(1), "down-removal-margin", bad);
+      if (bad.isEmpty() && heartbeatPause.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
+        bad.add(
+            Diagnostic.of(
+                Code.E_CFG_001,
+                "capsule.hub.cluster.heartbeat-pause ("
+                    + heartbeatPause.toMillis()
+                    + " ms) must be at least twice heartbeat-interval ("
+                    + heartbeatInterval.toMillis()
+                    + " ms): one late heartbeat must not make a node unreachable"));
+      }
       if (!bad.isEmpty()) {
         throw new SettingsInvalid(bad);
       }
@@ -109,6 +124,7 @@ public final class HubCluster {
       try {
         Config c = config.getConfig("capsule.hub.cluster");
         return new Failover(
+            c.getDuration("heartbeat-interval"),
             c.getDuration("heartbeat-pause"),
             c.getDuration("stable-after"),
             c.getDuration("down-removal-margin"));
@@ -118,11 +134,19 @@ public final class HubCluster {
     }
 
     /**
-     * Roughly how long after a node dies its shards run elsewhere: the detector's pause plus a
-     * heartbeat and its threshold margin (~2 s), then both waits, then a gossip round (~1 s).
+     * Roughly how long after a node dies its shards run elsewhere, the steps {@code
+     * HubClusterKillTest} prints: the last heartbeat's interval, the detector's pause and its
+     * threshold's margin (~0.5 s) until the node is unreachable; stable-after and up to one
+     * resolver tick (1 s, fixed in Pekko) until it is downed; a leader action and a gossip round
+     * trip (~0.5 s) until it is removed; the margin; the sharding coordinator's move and allocation
+     * (~0.5 s).
      */
     public Duration expected() {
-      return heartbeatPause.plus(stableAfter).plus(downRemovalMargin).plusSeconds(3);
+      return heartbeatInterval
+          .plus(heartbeatPause)
+          .plus(stableAfter)
+          .plus(downRemovalMargin)
+          .plusMillis(2_500);
     }
 
     private static void atLeast(Duration d, Duration min, String key, List<Diagnostic> bad) {
@@ -165,9 +189,22 @@ public final class HubCluster {
    * cluster of 3 survives the loss of 1 node; a cluster of 2 that loses one node stops both (which
    * half is the majority cannot be told), so run an odd number of nodes.
    *
-   * <p>Besides {@code failover}, the sharding coordinator's retry waits are shortened (its defaults
-   * of 2 s and 5 s would add to the failover of the node holding the coordinator, which is the
-   * oldest node and so usually the first seed).
+   * <p>Besides {@code failover}, the cluster's own periodic tasks run more often than Pekko's 1 s,
+   * since each adds up to its period to a failover: the reaper that turns a failure detector's
+   * verdict into "unreachable", the leader's actions (removing a downed node) and gossip (a removal
+   * waits for the survivors to have seen the down, a round trip of gossip) every 250 ms. Each costs
+   * a look at the membership table or a message of a few hundred bytes to a peer: nothing for a hub
+   * cluster's few nodes.
+   *
+   * <p>The resolver downs every node when reachability keeps changing for stable-after + {@code
+   * down-all-when-unstable} (a precaution against conflicting decisions in a flapping network).
+   * Derived from a short stable-after that is 4 s, and a starved host's survivors flapping for a
+   * moment after a kill came within 0.1 s of it (HubClusterKillTest at load ~31): 15 s keeps the
+   * precaution for a network that really flaps without ending a cluster whose host had a bad few
+   * seconds; it costs nothing while the cluster is stable. The sharding coordinator's retry waits
+   * are shortened too (its defaults of 2 s and 5 s would add to the failover of the node holding
+   * the coordinator, which is the oldest node and so usually the first seed), and a region retries
+   * registering and locating shards every 250 ms.
    */
   public static Config member(
       String systemName, Endpoint canonical, List<Endpoint> seeds, Failover failover) {
@@ -181,8 +218,12 @@ public final class HubCluster {
             pekko.remote.artery.transport = tcp
             pekko.cluster.downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"
             pekko.cluster.split-brain-resolver.active-strategy = keep-majority
+            pekko.cluster.split-brain-resolver.down-all-when-unstable = 15s
             pekko.cluster.jmx.enabled = off
-            pekko.cluster.sharding.retry-interval = 500ms
+            pekko.cluster.unreachable-nodes-reaper-interval = 250ms
+            pekko.cluster.leader-actions-interval = 250ms
+            pekko.cluster.gossip-interval = 250ms
+            pekko.cluster.sharding.retry-interval = 250ms
             pekko.cluster.sharding.coordinator-failure-backoff = 1s
             pekko.cluster.singleton.hand-over-retry-interval = 500ms
             """)
@@ -192,6 +233,9 @@ public final class HubCluster {
         .withValue(
             "pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(canonical.port()))
         .withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(seedAddresses))
+        .withValue(
+            "pekko.cluster.failure-detector.heartbeat-interval",
+            millis(failover.heartbeatInterval()))
         .withValue(
             "pekko.cluster.failure-detector.acceptable-heartbeat-pause",
             millis(failover.heartbeatPause()))

@@ -60,7 +60,10 @@ class HubClusterTest {
                 HubCluster.Endpoint.parse("127.0.0.1:2552"),
                 HubCluster.Endpoint.parse("[::1]:2554")),
             new HubCluster.Failover(
-                Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(1500)));
+                Duration.ofMillis(400),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(2),
+                Duration.ofMillis(1500)));
     assertEquals("cluster", c.getString("pekko.actor.provider"));
     assertEquals("tcp", c.getString("pekko.remote.artery.transport"));
     assertEquals("127.0.0.1", c.getString("pekko.remote.artery.canonical.hostname"));
@@ -74,11 +77,19 @@ class HubClusterTest {
     assertEquals(
         "keep-majority", c.getString("pekko.cluster.split-brain-resolver.active-strategy"));
     assertEquals(
+        Duration.ofMillis(400), c.getDuration("pekko.cluster.failure-detector.heartbeat-interval"));
+    assertEquals(
         Duration.ofSeconds(3),
         c.getDuration("pekko.cluster.failure-detector.acceptable-heartbeat-pause"));
     assertEquals(
         Duration.ofSeconds(2), c.getDuration("pekko.cluster.split-brain-resolver.stable-after"));
     assertEquals(Duration.ofMillis(1500), c.getDuration("pekko.cluster.down-removal-margin"));
+    // Not derived from the short stable-after (4 s): a starved host's flap must not down all.
+    assertEquals(
+        Duration.ofSeconds(15),
+        c.getDuration("pekko.cluster.split-brain-resolver.down-all-when-unstable"));
+    assertEquals(
+        Duration.ofMillis(250), c.getDuration("pekko.cluster.unreachable-nodes-reaper-interval"));
   }
 
   @Test
@@ -86,11 +97,14 @@ class HubClusterTest {
     HubCluster.Failover shipped = HubCluster.Failover.fromConfig(ConfigFactory.load());
     assertTrue(
         shipped.expected().compareTo(Duration.ofSeconds(10)) < 0,
-        "heartbeat pause + ~2 s + stable-after + margin + ~1 s: " + shipped);
+        "interval + pause + stable-after + margin + ~2.5 s: " + shipped);
     // Pekko's own defaults, for comparison: about 49 s on this machine (TOOLCHAIN.md).
     assertTrue(
         new HubCluster.Failover(
-                    Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(20))
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(3),
+                    Duration.ofSeconds(20),
+                    Duration.ofSeconds(20))
                 .expected()
                 .toSeconds()
             > 40);
@@ -109,6 +123,20 @@ class HubClusterTest {
     assertEquals(2, said.size(), said.toString());
     assertTrue(said.get(0).startsWith("capsule.hub.cluster.heartbeat-pause"), said.toString());
     assertTrue(said.get(1).startsWith("capsule.hub.cluster.stable-after"), said.toString());
+  }
+
+  @Test
+  void aPauseShorterThanTwoHeartbeatsIsRefused() {
+    Config bad =
+        ConfigFactory.parseString(
+                "capsule.hub.cluster { heartbeat-interval = 800ms, heartbeat-pause = 1500ms }")
+            .withFallback(ConfigFactory.load());
+    SettingsInvalid e =
+        assertThrows(SettingsInvalid.class, () -> HubCluster.Failover.fromConfig(bad));
+    assertEquals(Code.E_CFG_001, e.code());
+    assertTrue(
+        e.diagnostics().get(0).message().contains("at least twice heartbeat-interval"),
+        e.diagnostics().toString());
   }
 
   @Test

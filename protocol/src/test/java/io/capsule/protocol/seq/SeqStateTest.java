@@ -146,6 +146,21 @@ class SeqStateTest {
   }
 
   @Test
+  void replayTakesTheTasksInTurnSoNoTaskWaitsForAnothersBacklog() {
+    SeqState tx = state();
+    for (int i = 0; i < 3; i++) {
+      tx.emit(progress("A", 0));
+    }
+    tx.emit(progress("B", 0));
+    for (int i = 0; i < 2; i++) {
+      tx.emit(progress("C", 0));
+    }
+    List<String> order =
+        tx.replayListFor(Map.of("A", 1L)).stream().map(f -> f.taskId() + f.seq()).toList();
+    assertEquals(List.of("A2", "B1", "C1", "A3", "C2"), order);
+  }
+
+  @Test
   void aTaskThePeerDoesNotListIsReplayedFromSeqOne() {
     SeqState hub = state();
     hub.emit(cancel("listed", 0));
