@@ -41,10 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * step ({@link FailoverTimeline}: unreachable, downed, removed, singletons and coordinator moved,
  * brain started and restored, runners' hellos answered, first and last task applying frames, every
  * report in) and how close the run came to a false positive (late heartbeats). The figures of the
- * last runs, with their load, are in the hub's reference.conf and docs/architecture.md. The whole
- * test takes 2-4 minutes, most of it JVM and PostgreSQL start-up. Skipped, with the install
- * command, where PostgreSQL's binaries are absent, unless {@code CAPSULE_REQUIRE_POSTGRES} is set
- * (CI sets it): then it fails.
+ * last runs, with their load, are in the hub's reference.conf and docs/architecture.md. It takes
+ * 1.5-4 minutes. Skipped where PostgreSQL's binaries are absent, unless {@code
+ * CAPSULE_REQUIRE_POSTGRES} is set (CI sets it): then it fails.
  *
  * <p>The project's brain (its tasks, queue and runners' sequencing: one sharded actor) lives on
  * whichever node sharding placed it; when that is the victim, it starts on a survivor from the
