@@ -39,6 +39,14 @@ public final class ChicoryEngine implements WasmEngine {
     this(ChicoryBuildTimeMachines::forModule);
   }
 
+  /**
+   * An engine that compiles every module at run time, the built-ins too: the baseline the
+   * build-time classes are measured against ({@code InstantiateBench}), never the runtime's engine.
+   */
+  public static ChicoryEngine runTimeCompiledOnly() {
+    return new ChicoryEngine(sha -> Optional.empty());
+  }
+
   /** An engine that finds build-time machines by module SHA-256 with {@code buildTimeMachines}. */
   ChicoryEngine(Function<String, Optional<Function<Instance, Machine>>> buildTimeMachines) {
     this.buildTimeMachines = buildTimeMachines;
