@@ -9,6 +9,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.driver.abi.CanonicalAbi;
 import io.capsule.driver.abi.ListType;
 import io.capsule.driver.abi.Primitive;
+import io.capsule.driver.wasm.AbiViolation;
 import io.capsule.driver.wasm.DriverTrap;
 import io.capsule.driver.wasm.GuestMemory;
 import io.capsule.driver.wasm.WasmEngine;
@@ -193,6 +194,36 @@ class StringListLoweringTest {
         chicory.compile(Fixtures.bytes("post-return-log"), CAP).instantiate(DEADLINE)) {
       DriverTrap e = assertThrows(DriverTrap.class, () -> callF(c, three));
       assertTrue(e.getMessage().contains("cabi_post_f"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aBadPointerFromTheAllocatorIsRefusedInsideTheHelperAsOneCallPerStringRefusesIt() {
+    // The fixture's allocator returns a misaligned list for 13 strings and an out-of-bounds
+    // pointer for a string of 77 777 bytes: the helper stops there, and the host refuses the
+    // pointer with the message a single cabi_realloc call gets, after the same calls.
+    List<List<String>> cases =
+        List.of(
+            java.util.Collections.nCopies(13, "s"),
+            List.of("ok", "z".repeat(77_777), "never allocated"));
+    List<String> expected = List.of("not aligned to 4", "outside the guest's");
+    for (int k = 0; k < cases.size(); k++) {
+      List<String> lines = cases.get(k);
+      try (WasmInstance w =
+              wasmtime.compile(Fixtures.bytes("post-return-log"), CAP).instantiate(DEADLINE);
+          WasmInstance c =
+              chicory.compile(Fixtures.bytes("post-return-log"), CAP).instantiate(DEADLINE)) {
+        AbiViolation viaHelper =
+            assertThrows(
+                AbiViolation.class, () -> new CanonicalAbi(w.memory()).lowerFlat(LINES, lines));
+        AbiViolation perString =
+            assertThrows(
+                AbiViolation.class, () -> new CanonicalAbi(c.memory()).lowerFlat(LINES, lines));
+        assertEquals(Code.E_RUN_034, viaHelper.code());
+        assertTrue(viaHelper.getMessage().contains(expected.get(k)), viaHelper.getMessage());
+        assertEquals(perString.getMessage(), viaHelper.getMessage());
+        assertEquals(log(c), log(w), "the allocator saw the same calls");
+      }
     }
   }
 
