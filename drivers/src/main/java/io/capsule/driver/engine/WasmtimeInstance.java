@@ -21,6 +21,11 @@ import java.util.function.Function;
  * One wasmtime store + instance. The epoch deadline is set before instantiation (so a start
  * function and {@code _initialize} are bounded too) and again before every call.
  *
+ * <p>With a {@code cabi_realloc} and a memory, a {@code list<string>} is lowered by {@link
+ * WasmtimeStringLists} in one call, and a one-i32 post-return is deferred to the next call into the
+ * instance (run inside that helper call, or just before any other export): see there for why the
+ * canonical ABI allows both.
+ *
  * <p>Not thread-safe: a store must be used by one thread at a time; the run's driver actor owns it.
  */
 final class WasmtimeInstance implements WasmInstance {
