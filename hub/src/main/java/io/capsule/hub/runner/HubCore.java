@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentMap;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -110,6 +111,9 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   /** Shutdown asked: the queued writes finish, nothing new is taken. */
   private boolean stopping;
 
+  /** Completed once this actor has stopped, however it stopped ({@link HubServer#close}). */
+  private final CompletableFuture<Done> stopped;
+
   private final Map<RunnerKey, BrainSession> sessions;
   private final Map<String, RunnerKey> taskOwner; // key: project + '\0' + task
 
@@ -118,11 +122,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       OrderedQueue<HubEvent> events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
-      HubRestore restored) {
+      HubRestore restored,
+      CompletableFuture<Done> stopped) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
-                timers -> new HubCore(ctx, timers, config, events, snapshot, journal, restored)));
+                timers ->
+                    new HubCore(
+                        ctx, timers, config, events, snapshot, journal, restored, stopped)));
   }
 
   private HubCore(
@@ -132,8 +139,10 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       OrderedQueue<HubEvent> events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
-      HubRestore restored) {
+      HubRestore restored,
+      CompletableFuture<Done> stopped) {
     super(ctx);
+    this.stopped = stopped;
     this.timers = timers;
     this.config = config;
     this.events = events;
@@ -417,6 +426,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     if (journal.failure() == null) {
       events.complete();
     }
+    stopped.complete(Done.getInstance());
     return this;
   }
 

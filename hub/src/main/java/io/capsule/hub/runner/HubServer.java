@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -62,6 +63,14 @@ public final class HubServer {
   private final Source<HubEvent, NotUsed> events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> runners = new ConcurrentHashMap<>();
   private final RunnerEdge edge;
+  private final CompletableFuture<Done> brainStopped = new CompletableFuture<>();
+
+  /**
+   * The backstop on {@link #close()}'s wait for the brain: its last writes are bounded by the
+   * journal's own write bound (20 s for a store), so this is only reached if something else hangs.
+   */
+  static final java.time.Duration CLOSE_BOUND = java.time.Duration.ofSeconds(60);
+
   private volatile ServerBinding binding;
 
   /** Starts the brain's actor: a system actor, or a child of a sharded entity. */
@@ -89,7 +98,7 @@ public final class HubServer {
     this.events = q.second();
     this.core =
         spawner.spawn(
-            HubCore.create(config, q.first(), runners, journal, restored),
+            HubCore.create(config, q.first(), runners, journal, restored, brainStopped),
             "capsule-hub-" + INSTANCES.incrementAndGet());
     ActorRef<HubCore.Command> brain = core;
     // Sockets accepted here talk to this hub's own brain; a cluster's nodes use a RunnerEdge of
@@ -224,17 +233,25 @@ public final class HubServer {
     return reply;
   }
 
-  /** Unbinds (open connections are ended) and stops the hub's actor. */
+  /**
+   * Unbinds, then stops the hub's actor: it finishes the journal writes it started (their acks
+   * still go out), then ends every runner connection. Completes once the actor has stopped, so a
+   * caller that closes the journal's store next cannot drop a write the hub is waiting for (the
+   * runner would sit on a connection to a hub that no longer reads it), and runners are already
+   * dialing the next hub. Bounded by {@link #CLOSE_BOUND}.
+   */
   public CompletionStage<Done> close() {
     ServerBinding b = binding;
     CompletionStage<Done> unbound =
         b == null
             ? CompletableFuture.completedFuture(Done.getInstance())
             : b.terminate(java.time.Duration.ofSeconds(3)).thenApply(t -> Done.getInstance());
-    return unbound.thenApply(
+    return unbound.thenCompose(
         d -> {
           core.tell(new HubCore.Shutdown());
-          return d;
+          return brainStopped
+              .copy()
+              .completeOnTimeout(Done.getInstance(), CLOSE_BOUND.toMillis(), TimeUnit.MILLISECONDS);
         });
   }
 }

@@ -204,9 +204,14 @@ class HubRestartTest {
     assertEquals(1, assertInstanceOf(TaskAssign.class, inbox.poll(20, TimeUnit.SECONDS)).seq());
 
     sendAll(client, 1, 300);
-    hub1.server().close().toCompletableFuture().get(20, TimeUnit.SECONDS); // mid-task
-    store1.shutdownTestKit(); // the store's node goes too, as when the hub's process dies
-    await(states, s -> s.status() != ConnectionState.Status.CONNECTED);
+    // Only what happens from here: the queue still holds the first dial's CONNECTING, which once
+    // let this wait pass while the runner sat connected to the closing hub.
+    states.clear();
+    // Mid-task. The close ends the runner's connection once the hub's last writes are kept; the
+    // store's node goes after it, as when the hub's process dies.
+    hub1.server().close().toCompletableFuture().get(40, TimeUnit.SECONDS);
+    await(states, s -> s.status() == ConnectionState.Status.DISCONNECTED);
+    store1.shutdownTestKit();
     List<HubEvent> beforeEvents = new ArrayList<>();
     hub1.events().drainTo(beforeEvents);
     List<Long> before = progressSeqs(beforeEvents);
