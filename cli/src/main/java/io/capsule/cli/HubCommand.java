@@ -302,7 +302,7 @@ final class HubCommand implements Callable<Integer> {
   }
 
   private static String restoredLine(HubStore store, HubJournal journal) {
-    long tasks = journal.recorded().stream().filter(e -> e.frame() instanceof TaskAssign).count();
+    long tasks = journal.restorable().stream().filter(e -> e.frame() instanceof TaskAssign).count();
     String where = "state: " + store.describe();
     return tasks == 0
         ? where + (store.durable() ? " (no tasks yet)" : "")
@@ -311,7 +311,7 @@ final class HubCommand implements Callable<Integer> {
             + tasks
             + (tasks == 1 ? " task" : " tasks")
             + " from "
-            + journal.recorded().size()
+            + journal.restorable().size()
             + " entries";
   }
 }
