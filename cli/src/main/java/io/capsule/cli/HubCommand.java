@@ -12,13 +12,11 @@ import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.token.ProjectTokens;
-import io.capsule.protocol.token.TokenScope;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -32,14 +30,17 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code capsule hub}: a reference hub for one project, and {@code hub token} for its runners. */
+/**
+ * {@code capsule hub}: a reference hub for one project; its subcommands {@code hub token} ({@link
+ * HubTokenCommand}) and {@code hub migrate} ({@link HubMigrateCommand}) live in their own files.
+ */
 @Command(
     name = "hub",
     mixinStandardHelpOptions = true,
     description =
         "Run a reference hub: the runner endpoint /v1/runner and a small task API"
             + " (/v1/tasks, /v1/runners) on one address.",
-    subcommands = {HubCommand.Token.class, HubCommand.Migrate.class})
+    subcommands = {HubTokenCommand.class, HubMigrateCommand.class})
 final class HubCommand implements Callable<Integer> {
   /**
    * How long the hub waits for its store to confirm each write: the store's one write bound, the
@@ -301,7 +302,7 @@ final class HubCommand implements Callable<Integer> {
   }
 
   private static String restoredLine(HubStore store, HubJournal journal) {
-    long tasks = journal.recorded().stream().filter(e -> e.frame() instanceof TaskAssign).count();
+    long tasks = journal.restorable().stream().filter(e -> e.frame() instanceof TaskAssign).count();
     String where = "state: " + store.describe();
     return tasks == 0
         ? where + (store.durable() ? " (no tasks yet)" : "")
@@ -310,101 +311,7 @@ final class HubCommand implements Callable<Integer> {
             + tasks
             + (tasks == 1 ? " task" : " tasks")
             + " from "
-            + journal.recorded().size()
+            + journal.restorable().size()
             + " entries";
-  }
-
-  /**
-   * {@code capsule hub migrate}: creates the store's schema where missing and exits, so that a
-   * database can be prepared (and its credentials checked) before any hub starts. Idempotent.
-   */
-  @Command(
-      name = "migrate",
-      mixinStandardHelpOptions = true,
-      description =
-          "Create the hub's tables in its store (--store or --state-dir) if missing, then exit;"
-              + " safe to run again.")
-  static final class Migrate implements Callable<Integer> {
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-    @CommandLine.Mixin HubStoreOptions storeOptions = new HubStoreOptions();
-
-    @Override
-    public Integer call() {
-      HubStore store = storeOptions.resolve();
-      if (!store.durable()) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(), "capsule hub migrate needs --store or --state-dir");
-      }
-      store.migrate();
-      spec.commandLine().getOut().println("schema ready: " + store.describe());
-      spec.commandLine().getOut().flush();
-      return ExitCodes.DONE;
-    }
-  }
-
-  @Command(
-      name = "token",
-      mixinStandardHelpOptions = true,
-      description = "Print a token for the project (a signed JWT, HS256).")
-  static final class Token implements Callable<Integer> {
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-    @Option(
-        names = "--project",
-        required = true,
-        description = "the project the token is for (its project_id claim)")
-    String project;
-
-    @Option(
-        names = "--secret-file",
-        required = true,
-        description = "the hub's signing secret (at least 32 bytes; the hub's --secret-file)")
-    Path secretFile;
-
-    @Option(
-        names = "--ttl",
-        defaultValue = "10m",
-        converter = DurationConverter.class,
-        description = "how long the token is valid, e.g. 90s, 15m, 12h (default ${DEFAULT-VALUE})")
-    Duration ttl;
-
-    @Option(
-        names = "--runner-id",
-        description =
-            "name the runner (several runners per project): 1-64 of A-Za-z0-9._-, starting with"
-                + " a letter or digit")
-    Optional<String> runnerId;
-
-    @Option(
-        names = "--scope",
-        defaultValue = "runner",
-        converter = ScopeConverter.class,
-        description =
-            "runner: opens only the runner endpoint; api: submits, reads and cancels tasks; admin:"
-                + " also deletes them (default ${DEFAULT-VALUE})")
-    TokenScope scope;
-
-    @Override
-    public Integer call() {
-      ProjectTokens tokens =
-          new ProjectTokens(
-              Secrets.read(secretFile), CapsuleSettings.load().protocol().tokenClockSkew());
-      spec.commandLine().getOut().println(tokens.issue(project, runnerId, scope, ttl));
-      spec.commandLine().getOut().flush();
-      return ExitCodes.DONE;
-    }
-
-    /** {@code runner|api|admin}, as the claim spells them; anything else is a usage error. */
-    static final class ScopeConverter implements CommandLine.ITypeConverter<TokenScope> {
-      @Override
-      public TokenScope convert(String value) {
-        return TokenScope.ofClaim(value)
-            .orElseThrow(
-                () ->
-                    new CommandLine.TypeConversionException(
-                        "expected runner, api or admin, got '" + value + "'"));
-      }
-    }
   }
 }

@@ -106,7 +106,7 @@ final class ProjectHub {
     ActorSystem<?> system = parent.getSystem();
     HubJournal journal = restored.journal();
     TaskBook book = new TaskBook(!(journal instanceof PersistentHubJournal));
-    journal.recorded().forEach(book::replay);
+    journal.restorable().forEach(book::replay);
     // After the restore: watchers read history from the journal, the push is for what is new.
     book.publishTo((taskId, entry) -> deps.live().publish(taskId, entry));
     HubServer hub = HubServer.createIn(parent, deps.config(), deps.tokens(), journal);

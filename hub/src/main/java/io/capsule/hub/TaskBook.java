@@ -234,6 +234,14 @@ final class TaskBook {
       published.get().accept(id, e);
     }
 
+    /**
+     * {@code n} progress events a restore did not read ({@link
+     * io.capsule.hub.store.HubJournal.Entry#folded}).
+     */
+    private synchronized void counted(int n) {
+      events += n;
+    }
+
     private synchronized void onProgress(TaskProgress p) {
       if ("state".equals(p.kind()) && p.payload().isTextual()) {
         state = p.payload().asText();
@@ -383,6 +391,7 @@ final class TaskBook {
         get(c.taskId()).ifPresent(Task::markCancelRequested);
       }
     } else if (entry.frame() instanceof TaskProgress p) {
+      get(p.taskId()).ifPresent(t -> t.counted(entry.folded() - 1)); // the run it ends, unread
       progress(p);
     } else if (entry.frame() instanceof TaskReport r) {
       report(r);

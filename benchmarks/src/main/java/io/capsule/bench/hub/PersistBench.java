@@ -32,15 +32,17 @@ import java.util.concurrent.TimeUnit;
  * sockets take them ({@code frames - 1} progress of ~600 bytes, then the report); the figure is
  * every runner's frames over the time from the first send until the last runner's ack covered its
  * report (each frame is then in the store: the hub acks only what its journal confirmed). A warm-up
- * round of a quarter of the frames runs first on other tasks. Then the baseline inserts as many
- * rows of the same size (the frames' JSON) into a table of the journal's shape in the same
- * database, {@value #BASELINE_BATCH} rows per transaction (as {@code JdbcBaselineBench}), with the
- * hub idle. It also prints the hub's journal writes and entries per write in the measured round
- * (its group commit).
+ * round of a quarter of the frames runs first on other tasks. The baseline inserts as many rows of
+ * the same size (the frames' JSON) into a table of the journal's shape in the same database,
+ * {@value #BASELINE_BATCH} rows per transaction (as {@code JdbcBaselineBench}), with the hub idle,
+ * right before and right after each measured round: on a shared machine whose load swings by a
+ * factor of several within minutes, a round's ratio is against the mean of its two neighbours.
+ * {@code rounds} rounds per store, each on new tasks; a row per round and the median ratio. It also
+ * prints the hub's journal writes and entries per write in each round (its group commit).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.capsule.bench.hub.PersistBench \
- *     [--store h2,postgres] [--runners 16] [--frames 2000]
+ *     [--store h2,postgres] [--runners 16] [--frames 2000] [--rounds 3]
  * </pre>
  *
  * PostgreSQL: {@code eval "$(benchmarks/scripts/throwaway-postgres.sh start)"} first.
@@ -54,11 +56,12 @@ public final class PersistBench {
   /** A progress payload of ~560 characters: each frame is ~600 bytes of JSON. */
   private static final String PAD = "x".repeat(520);
 
-  record Options(List<String> stores, int runners, int frames) {
+  record Options(List<String> stores, int runners, int frames, int rounds) {
     static Options parse(String[] args) {
       List<String> stores = List.of("h2", "postgres");
       int runners = 16;
       int frames = 2000;
+      int rounds = 3;
       if (args.length % 2 != 0) {
         throw new IllegalArgumentException("options come in pairs: --name value");
       }
@@ -68,19 +71,21 @@ public final class PersistBench {
           case "--store" -> stores = Arrays.asList(v.split(","));
           case "--runners" -> runners = Integer.parseInt(v);
           case "--frames" -> frames = Integer.parseInt(v);
+          case "--rounds" -> rounds = Integer.parseInt(v);
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
-      if (runners < 1 || frames < 4) {
-        throw new IllegalArgumentException("--runners must be >= 1 and --frames >= 4");
+      if (runners < 1 || frames < 4 || rounds < 1) {
+        throw new IllegalArgumentException("--runners and --rounds must be >= 1 and --frames >= 4");
       }
-      return new Options(stores, runners, frames);
+      return new Options(stores, runners, frames, rounds);
     }
   }
 
-  /** One store's figures: rows/s through the hub and bare, the hub's writes, the load. */
+  /** One round's figures: rows/s through the hub and bare, the hub's writes, the load. */
   record Result(
       String store,
+      int round,
       int rows,
       double hubPerSecond,
       double barePerSecond,
@@ -94,8 +99,9 @@ public final class PersistBench {
 
     String row() {
       return String.format(
-          "| %s | %d | %.0f/s | %.0f/s | %.2f | %d (%.1f entries each) | %s → %s |",
+          "| %s | %d | %d | %.0f/s | %.0f/s | %.2f | %d (%.1f entries each) | %s → %s |",
           store,
+          round,
           rows,
           hubPerSecond,
           barePerSecond,
@@ -112,29 +118,58 @@ public final class PersistBench {
   public static void main(String[] args) throws Exception {
     Options o = Options.parse(args);
     System.out.println(
-        "| store | frames | hub: persisted and acked | bare JDBC, "
+        "| store | round | frames | hub: persisted and acked | bare JDBC, "
             + BASELINE_BATCH
-            + " rows/tx | hub ÷ bare | hub journal writes | load (1 min) before → after |");
-    System.out.println("|---|---|---|---|---|---|---|");
+            + " rows/tx (mean of before and after) | hub ÷ bare | hub journal writes |"
+            + " load (1 min) before → after |");
+    System.out.println("|---|---|---|---|---|---|---|---|");
+    List<String> medians = new ArrayList<>();
     for (String store : o.stores()) {
-      System.out.println(run(store, o.runners(), o.frames()).row());
+      List<Result> rs = run(store, o.runners(), o.frames(), o.rounds());
+      double[] ratios = rs.stream().mapToDouble(Result::ratio).sorted().toArray();
+      medians.add(
+          String.format(
+              "%s: median hub ÷ bare %.2f (%.2f–%.2f over %d rounds)",
+              store,
+              ratios[ratios.length / 2],
+              ratios[0],
+              ratios[ratios.length - 1],
+              ratios.length));
     }
+    medians.forEach(System.out::println);
   }
 
-  static Result run(String store, int runners, int frames) throws Exception {
-    String before = SseLatencyBench.load();
+  static List<Result> run(String store, int runners, int frames, int rounds) throws Exception {
     BenchHub hub = BenchHub.start("persist", store, ProtocolConfig.builder().build());
+    List<Result> out = new ArrayList<>();
     try {
       round(hub, "w", runners, Math.max(4, frames / 4)); // warm-up: JIT, pool, entities
+      bareInsert(hub.store(), runners * frames / 4);
       HubTraffic traffic = HubTraffic.get(hub.system);
-      long writes0 = traffic.journalWriteCount();
-      long entries0 = traffic.journalEntryCount();
-      double hubRate = round(hub, "m", runners, frames);
-      long writes = traffic.journalWriteCount() - writes0;
-      long entries = traffic.journalEntryCount() - entries0;
-      double bare = bareInsert(hub.store(), runners * frames);
-      return new Result(
-          store, runners * frames, hubRate, bare, writes, entries, before, SseLatencyBench.load());
+      for (int r = 1; r <= rounds; r++) {
+        String before = SseLatencyBench.load();
+        double bareBefore = bareInsert(hub.store(), runners * frames);
+        long writes0 = traffic.journalWriteCount();
+        long entries0 = traffic.journalEntryCount();
+        double hubRate = round(hub, "m" + r, runners, frames);
+        long writes = traffic.journalWriteCount() - writes0;
+        long entries = traffic.journalEntryCount() - entries0;
+        double bareAfter = bareInsert(hub.store(), runners * frames);
+        Result res =
+            new Result(
+                store,
+                r,
+                runners * frames,
+                hubRate,
+                (bareBefore + bareAfter) / 2,
+                writes,
+                entries,
+                before,
+                SseLatencyBench.load());
+        System.out.println(res.row());
+        out.add(res);
+      }
+      return out;
     } finally {
       hub.close();
     }
@@ -235,7 +270,7 @@ public final class PersistBench {
                 + " event_ser_id INTEGER NOT NULL,"
                 + " event_ser_manifest VARCHAR(255) NOT NULL,"
                 + " event_payload "
-                + (h2 ? "VARBINARY" : "BYTEA")
+                + (h2 ? "BLOB" : "BYTEA") // the journal's own types (schema-h2.sql, -postgres)
                 + " NOT NULL,"
                 + " UNIQUE (persistence_id, sequence_number))");
       }

@@ -180,9 +180,9 @@ final class Lowerer {
   }
 
   /**
-   * A {@code list<string>} with the list's and the strings' allocations made in one guest call for
-   * up to 16 strings ({@link GuestMemory#allocStringList}): the same allocations, in the same
-   * order, as {@link #list}'s path, the bytes copied once they all exist.
+   * A {@code list<string>} with the list's and the strings' allocations made in one guest call
+   * ({@link GuestMemory#allocStringList}): the same allocations, in the same order, as {@link
+   * #list}'s path, the bytes copied once they all exist.
    */
   private int[] stringList(ListType type, List<?> values) {
     int count = values.size();

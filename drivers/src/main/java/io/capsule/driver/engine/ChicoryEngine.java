@@ -10,14 +10,19 @@ import io.capsule.driver.wasm.WasmInstance;
 import io.capsule.driver.wasm.WasmModule;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * The pure-Java engine: Chicory 1.7.5 in compiler mode (each module is translated to JVM bytecode
- * once, when compiled; a few hundred ms to over a second for a real driver, which is why compiled
- * modules are cached). Calls are bounded by thread interruption ({@link CallWatchdog}); memory by
- * the rewritten declared maximum, the same bytes wasmtime compiles.
+ * The pure-Java engine: Chicory 1.7.5 in compiler mode. The built-in drivers' core modules were
+ * translated to JVM classes when this jar was built ({@link ChicoryBuildTimeMachines}, found by the
+ * module's SHA-256); any other module is translated at run time, once per compile (a few hundred ms
+ * to over a second for a real driver, which is why compiled modules are cached by SHA-256). Calls
+ * are bounded by thread interruption ({@link CallWatchdog}); memory by the rewritten declared
+ * maximum, the same bytes wasmtime compiles, on both paths: the instance's memory comes from the
+ * capped module, not from the machine classes.
  *
  * <p>Thread-safe: compiled modules are shared; each instance is confined to one thread at a time.
  */
@@ -26,6 +31,26 @@ public final class ChicoryEngine implements WasmEngine {
   public static final String NAME = "chicory";
 
   private final CallWatchdog watchdog = new CallWatchdog();
+  private final AtomicInteger runtimeCompilations = new AtomicInteger();
+  private final Function<String, Optional<Function<Instance, Machine>>> buildTimeMachines;
+
+  /** An engine that uses the classes compiled into this jar for the built-in drivers. */
+  public ChicoryEngine() {
+    this(ChicoryBuildTimeMachines::forModule);
+  }
+
+  /**
+   * An engine that compiles every module at run time, the built-ins too: the baseline the
+   * build-time classes are measured against ({@code InstantiateBench}), never the runtime's engine.
+   */
+  public static ChicoryEngine runTimeCompiledOnly() {
+    return new ChicoryEngine(sha -> Optional.empty());
+  }
+
+  /** An engine that finds build-time machines by module SHA-256 with {@code buildTimeMachines}. */
+  ChicoryEngine(Function<String, Optional<Function<Instance, Machine>>> buildTimeMachines) {
+    this.buildTimeMachines = buildTimeMachines;
+  }
 
   @Override
   public String name() {
@@ -39,7 +64,8 @@ public final class ChicoryEngine implements WasmEngine {
     Function<Instance, Machine> machines;
     try {
       module = Parser.parse(prepared.cappedBytes());
-      machines = MachineFactoryCompiler.compile(module);
+      machines =
+          buildTimeMachines.apply(prepared.sha256()).orElseGet(() -> compileAtRunTime(module));
     } catch (RuntimeException e) {
       throw Failures.unloadable("chicory cannot compile the driver: " + e.getMessage(), e);
     }
@@ -55,7 +81,7 @@ public final class ChicoryEngine implements WasmEngine {
     try {
       for (int i = 0; i < n; i++) {
         parsed[i] = Parser.parse(linking.modules().get(i).bytes());
-        machines.add(MachineFactoryCompiler.compile(parsed[i]));
+        machines.add(compileAtRunTime(parsed[i]));
       }
     } catch (RuntimeException e) {
       throw Failures.unloadable("chicory cannot compile the driver: " + e.getMessage(), e);
@@ -77,6 +103,19 @@ public final class ChicoryEngine implements WasmEngine {
         return ChicoryGraphInstance.create(linking, parsed, machines, watchdog, callDeadline);
       }
     };
+  }
+
+  private Function<Instance, Machine> compileAtRunTime(com.dylibso.chicory.wasm.WasmModule module) {
+    runtimeCompilations.incrementAndGet();
+    return MachineFactoryCompiler.compile(module);
+  }
+
+  /**
+   * How many core modules this engine translated to bytecode at run time (a built-in driver's
+   * module is not counted: its classes come from the jar).
+   */
+  public int runtimeCompilations() {
+    return runtimeCompilations.get();
   }
 
   @Override

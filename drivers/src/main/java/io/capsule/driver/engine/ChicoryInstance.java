@@ -121,6 +121,11 @@ final class ChicoryInstance implements WasmInstance {
     }
   }
 
+  /** The class running the guest's functions (generated at build time or at run time). */
+  Class<?> machineClass() {
+    return instance.getMachine().getClass();
+  }
+
   Memory rawMemory() {
     return instance.memory();
   }

@@ -47,29 +47,23 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
     if (stringLists == null) {
       throw new UnsupportedOperationException("no string-list helper for this memory");
     }
-    int count = lengths.length;
-    int list = stringLists.allocateList(count);
-    checkAllocation(list, 4, count * 8);
-    for (int i = 0; i < count; i++) {
-      storeI32(list + i * 8 + 4, lengths[i]);
+    long packed = stringLists.allocate(lengths);
+    int what = (int) (packed >>> 32);
+    int ptr = (int) packed;
+    if (what == WasmtimeStringLists.ALL_GOOD) {
+      return ptr;
     }
-    int[] out = stringLists.allocateStrings();
-    int failed = out[1];
-    if (failed != -1) {
-      // The helper stopped at this pointer; the same check as one realloc's names what is wrong.
-      checkAllocation(out[0], 1, lengths[failed]);
-      throw Failures.badRealloc(
-          "returned 0x"
-              + Integer.toHexString(out[0])
-              + " for string "
-              + failed
-              + ", out of bounds");
+    // The helper stopped at this pointer; the same check as one realloc's names what is wrong.
+    if (what == WasmtimeStringLists.BAD_LIST) {
+      checkAllocation(ptr, 4, lengths.length * 8);
+    } else {
+      checkAllocation(ptr, 1, lengths[what]);
     }
-    for (int i = 0; i < count; i++) {
-      // Written again: the guest's allocator ran in between and may have touched the slot.
-      storeI32(list + i * 8 + 4, lengths[i]);
-    }
-    return list;
+    throw Failures.badRealloc(
+        "returned 0x"
+            + Integer.toHexString(ptr)
+            + (what == WasmtimeStringLists.BAD_LIST ? " for the list" : " for string " + what)
+            + ", out of bounds");
   }
 
   /** The guest ran: check the view against the memory's size before the next access. */

@@ -12,7 +12,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -32,7 +34,7 @@ public final class WasmtimeEngine implements WasmEngine {
   private final EpochTicker ticker;
   private final List<Module> modules = new ArrayList<>();
   private boolean closed;
-  private Module stringListHelper;
+  private final Map<String, Module> helpers = new HashMap<>();
 
   public WasmtimeEngine() {
     // Before the first wasmtime-java class loads its JNI library itself, so that the copy it
@@ -87,26 +89,30 @@ public final class WasmtimeEngine implements WasmEngine {
     }
   }
 
-  /** The {@link WasmtimeStringLists} helper, compiled once per engine on first use. */
-  private synchronized Module stringListHelper() {
+  /**
+   * One of the {@link WasmtimeStringLists} helper modules by resource name, compiled once per
+   * engine on first use.
+   */
+  private synchronized Module helper(String resource) {
     if (closed) {
       throw new IllegalStateException("the wasmtime engine is closed");
     }
-    if (stringListHelper == null) {
+    Module helper = helpers.get(resource);
+    if (helper == null) {
       byte[] bytes;
-      try (InputStream in =
-          WasmtimeEngine.class.getResourceAsStream(WasmtimeStringLists.RESOURCE)) {
+      try (InputStream in = WasmtimeEngine.class.getResourceAsStream(resource)) {
         if (in == null) {
-          throw new IllegalStateException("missing resource " + WasmtimeStringLists.RESOURCE);
+          throw new IllegalStateException("missing resource " + resource);
         }
         bytes = in.readAllBytes();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      stringListHelper = new Module(engine, bytes);
-      modules.add(stringListHelper);
+      helper = new Module(engine, bytes);
+      helpers.put(resource, helper);
+      modules.add(helper);
     }
-    return stringListHelper;
+    return helper;
   }
 
   @Override
@@ -144,7 +150,7 @@ public final class WasmtimeEngine implements WasmEngine {
     public WasmInstance instantiate(Duration callDeadline) {
       ticker.ensureStarted();
       return WasmtimeInstance.create(
-          engine, module, prepared, callDeadline, WasmtimeEngine.this::stringListHelper);
+          engine, module, prepared, callDeadline, WasmtimeEngine.this::helper);
     }
   }
 }

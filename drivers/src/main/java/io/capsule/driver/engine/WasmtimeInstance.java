@@ -13,16 +13,24 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * One wasmtime store + instance. The epoch deadline is set before instantiation (so a start
  * function and {@code _initialize} are bounded too) and again before every call.
  *
+ * <p>With a {@code cabi_realloc} and a memory, a {@code list<string>} is lowered by {@link
+ * WasmtimeStringLists} in one call, and a one-i32 post-return is deferred to the next call into the
+ * instance (run inside that helper call, or just before any other export): see there for why the
+ * canonical ABI allows both.
+ *
  * <p>Not thread-safe: a store must be used by one thread at a time; the run's driver actor owns it.
  */
 final class WasmtimeInstance implements WasmInstance {
+
+  private static final long[] NO_RESULTS = {};
 
   private final Store<Void> store;
   private final Instance instance;
@@ -40,7 +48,7 @@ final class WasmtimeInstance implements WasmInstance {
       Instance instance,
       PreparedModule prepared,
       Duration deadline,
-      Supplier<Module> stringListHelper) {
+      Function<String, Module> stringListHelpers) {
     this.store = store;
     this.instance = instance;
     this.prepared = prepared;
@@ -64,11 +72,13 @@ final class WasmtimeInstance implements WasmInstance {
                 r ->
                     new WasmtimeStringLists(
                         store,
-                        stringListHelper.get(),
+                        stringListHelpers,
                         memory,
                         r,
                         deadlineTicks,
                         guestMemory,
+                        prepared::signature,
+                        this::lookup,
                         (export, e) -> classify(export, deadline, e)))
             .orElse(null);
     if (stringLists != null) {
@@ -77,15 +87,15 @@ final class WasmtimeInstance implements WasmInstance {
   }
 
   /**
-   * @param stringListHelper the compiled {@link WasmtimeStringLists} helper, fetched when the
-   *     driver exports a memory and {@code cabi_realloc}
+   * @param stringListHelpers the compiled {@link WasmtimeStringLists} helper modules by resource
+   *     name, fetched at the first list when the driver exports a memory and {@code cabi_realloc}
    */
   static WasmtimeInstance create(
       Engine engine,
       Module module,
       PreparedModule prepared,
       Duration deadline,
-      Supplier<Module> stringListHelper) {
+      Function<String, Module> stringListHelpers) {
     Store<Void> store = new Store<>(null, engine);
     Instance instance;
     try {
@@ -96,7 +106,7 @@ final class WasmtimeInstance implements WasmInstance {
       throw classify("instantiation", deadline, e);
     }
     WasmtimeInstance created =
-        new WasmtimeInstance(store, instance, prepared, deadline, stringListHelper);
+        new WasmtimeInstance(store, instance, prepared, deadline, stringListHelpers);
     try {
       prepared.initialize(created);
     } catch (RuntimeException e) {
@@ -115,6 +125,16 @@ final class WasmtimeInstance implements WasmInstance {
   public long[] call(String export, long... args) {
     if (closed) {
       throw new IllegalStateException("the instance is closed");
+    }
+    if (stringLists != null) {
+      // A post-return runs inside the next list's helper call, or just before any other call.
+      if (stringLists.defers(export, args)) {
+        return NO_RESULTS;
+      }
+      Map.Entry<String, Long> post = stringLists.takePendingPost();
+      if (post != null) {
+        exports.call(post.getKey(), new long[] {post.getValue()});
+      }
     }
     return exports.call(export, args);
   }

@@ -45,8 +45,8 @@ public interface GuestMemory {
 
   /**
    * Whether {@link #allocStringList} is offered: the engine can make a {@code list<string>}'s
-   * {@code cabi_realloc} calls from inside the guest's store, in one call for a batch of up to 16
-   * (wasmtime, where each host-to-guest call is expensive).
+   * {@code cabi_realloc} calls from inside the guest's store, in one call per list (wasmtime, where
+   * each host-to-guest call is expensive).
    */
   default boolean allocatesStringsInOneCall() {
     return false;

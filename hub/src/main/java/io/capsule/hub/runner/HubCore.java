@@ -237,7 +237,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         getContext().getLog().warn("{}: {} before hello, dropped", c.key(), frame);
       }
     } else {
-      frames.onFrame(c, (Frame) frame, in.frame().length());
+      frames.onFrame(c, (Frame) frame, in.frame());
     }
     journal.answer(in);
     return this;

@@ -41,9 +41,10 @@ final class HubRestore {
   private HubRestore() {}
 
   /**
-   * Replays recorded entries through the same sequencing the live hub uses: each sent frame must
-   * get back the seq it was sent with and each applied frame must apply next, or the journal does
-   * not follow this protocol's rules and is refused ({@code E-PRO-010}).
+   * Replays recorded entries ({@link HubJournal#restorable()}) through the same sequencing the live
+   * hub uses: each sent frame must get back the seq it was sent with and each applied frame must
+   * apply next (a folded one: after the run it stands for), or the journal does not follow this
+   * protocol's rules and is refused ({@code E-PRO-010}).
    */
   static HubRestore of(ProtocolConfig config, List<HubJournal.Entry> entries) {
     HubRestore r = new HubRestore();
@@ -76,6 +77,13 @@ final class HubRestore {
           r.taken.put(key, new Taken(e.runner(), task));
         }
       } else {
+        if (e.folded() > 1) { // it stands for the run of progress it ends: those count as applied
+          long before = s.seq().appliedUpTo(task, f.seq() - 1);
+          if (before != f.seq() - e.folded()) {
+            throw inconsistent(
+                n, e, "it ends a run of " + e.folded() + " frames, but seq " + before + " applied");
+          }
+        }
         Receipt receipt = s.seq().receive(f);
         if (receipt.status() != Receipt.Status.APPLIED || receipt.applied().size() != 1) {
           throw inconsistent(n, e, "it does not apply next (" + receipt.status() + ")");

@@ -87,7 +87,7 @@ public final class HubServer {
       Spawner spawner) {
     this.system = system;
     Schemas.preload();
-    HubRestore restored = HubRestore.of(config, journal.recorded()); // throws: bad journal
+    HubRestore restored = HubRestore.of(config, journal.restorable()); // throws: bad journal
     // A broadcast hub, not preMaterialize: a pre-materialized publisher is cancelled when no one
     // subscribes within the materializer's subscription timeout; the hub instead holds elements
     // (back-pressure) until a consumer attaches.

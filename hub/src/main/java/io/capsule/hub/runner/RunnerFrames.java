@@ -116,7 +116,12 @@ final class RunnerFrames {
         });
   }
 
-  void onFrame(Conn c, Frame f, long bytes) {
+  /**
+   * One frame of a runner's connection, decoded from {@code text} (the store keeps that text for an
+   * applied frame rather than encoding it again).
+   */
+  void onFrame(Conn c, Frame f, String text) {
+    long bytes = text.length();
     RunnerKey key = c.opened.key();
     BrainSession s = sessions.get(key);
     if (s == null || s.conn != c) {
@@ -144,7 +149,7 @@ final class RunnerFrames {
         journal.then(key, List.of(), 0, () -> endOverBudget(c, over.get()));
         return;
       }
-      onApplied(c, s, r.applied(), f instanceof TaskReport, bytes);
+      onApplied(c, s, r.applied(), f instanceof TaskReport, bytes, sf, text);
       if (r.isGap()) {
         log.debug("{}: {} seq {} waits for {}", key, sf.taskId(), sf.seq(), r.expected());
       }
@@ -163,7 +168,13 @@ final class RunnerFrames {
    * once it is stored.
    */
   private void onApplied(
-      Conn c, BrainSession s, List<SequencedFrame> applied, boolean reportSeen, long bytes) {
+      Conn c,
+      BrainSession s,
+      List<SequencedFrame> applied,
+      boolean reportSeen,
+      long bytes,
+      SequencedFrame received,
+      String text) {
     RunnerKey key = c.key();
     RunnerInfo info = null;
     for (SequencedFrame a : applied) {
@@ -186,7 +197,9 @@ final class RunnerFrames {
     Ack ackNow = ack;
     journal.then(
         key,
-        applied.stream().map(a -> new HubJournal.Entry(key, Direction.APPLIED, a)).toList(),
+        applied.stream()
+            .map(a -> new HubJournal.Entry(key, Direction.APPLIED, a, a == received ? text : null))
+            .toList(),
         bytes,
         () -> {
           if (after != null) {

@@ -2,6 +2,7 @@ package io.capsule.hub.store;
 
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.SequencedFrame;
+import io.capsule.protocol.frame.TaskProgress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -36,16 +37,62 @@ public interface HubJournal extends AutoCloseable {
     APPLIED
   }
 
-  record Entry(RunnerKey runner, Direction direction, SequencedFrame frame) {
+  /**
+   * One frame as recorded. {@code folded} is 1 but in {@link #restorable()}: there an applied
+   * {@code task.progress} may stand for itself and the {@code folded - 1} applied progress frames
+   * of the same runner and task right before it, which a restart does not read (it counts them).
+   * {@code text}, when not null, is the frame's JSON as it arrived, which a store keeps as is
+   * instead of encoding the frame again.
+   */
+  record Entry(
+      RunnerKey runner, Direction direction, SequencedFrame frame, int folded, String text) {
     public Entry {
       Objects.requireNonNull(runner, "runner");
       Objects.requireNonNull(direction, "direction");
       Objects.requireNonNull(frame, "frame");
+      if (folded < 1
+          || folded > 1 && (direction != Direction.APPLIED || !(frame instanceof TaskProgress))) {
+        throw new IllegalArgumentException(
+            "only an applied task.progress folds others, and folded >= 1: " + folded);
+      }
+    }
+
+    public Entry(RunnerKey runner, Direction direction, SequencedFrame frame) {
+      this(runner, direction, frame, 1, null);
+    }
+
+    /** An entry whose frame arrived as {@code text} (the store keeps that text). */
+    public Entry(RunnerKey runner, Direction direction, SequencedFrame frame, String text) {
+      this(runner, direction, frame, 1, text);
+    }
+
+    /** Equal entries record the same frame; the text it arrived as does not count. */
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Entry e
+          && runner.equals(e.runner)
+          && direction == e.direction
+          && frame.equals(e.frame)
+          && folded == e.folded;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(runner, direction, frame, folded);
     }
   }
 
-  /** What earlier hubs recorded here, oldest first; a hub replays it once when it starts. */
+  /** What earlier hubs recorded here, oldest first: every entry, as written. */
   List<Entry> recorded();
+
+  /**
+   * What a hub replays once when it starts: {@link #recorded()}, or a store's shorter equivalent in
+   * which runs of applied progress are folded ({@link Entry#folded}), so that a restart does not
+   * read every event of history. Replaying either rebuilds the same hub state.
+   */
+  default List<Entry> restorable() {
+    return recorded();
+  }
 
   /**
    * Records one entry before returning, as durably as the implementation promises.

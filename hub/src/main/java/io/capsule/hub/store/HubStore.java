@@ -93,7 +93,7 @@ public record HubStore(Kind kind, String url, String user, String password) {
   public static HubStore memory() {
     return new HubStore(
         Kind.MEMORY,
-        "jdbc:h2:mem:capsule-hub-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+        "jdbc:h2:mem:capsule-hub-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1" + INPLACE_LOB,
         "sa",
         "");
   }
@@ -101,12 +101,23 @@ public record HubStore(Kind kind, String url, String user, String password) {
   /**
    * H2 in {@code dir/hub.mv.db}. {@code WRITE_DELAY=0}: H2's default (500 ms) acknowledges rows it
    * has not written, and a {@code kill -9} lost ~13% of acknowledged events (TOOLCHAIN.md); with it
-   * every committed row is in the file before the hub acks the frame.
+   * every committed row is in the file before the hub acks the frame. {@link #INPLACE_LOB}: see
+   * there.
    */
   public static HubStore h2File(Path dir) {
     Path db = dir.toAbsolutePath().resolve("hub");
-    return new HubStore(Kind.H2_FILE, "jdbc:h2:file:" + db + ";WRITE_DELAY=0", "sa", "");
+    return new HubStore(
+        Kind.H2_FILE, "jdbc:h2:file:" + db + ";WRITE_DELAY=0" + INPLACE_LOB, "sa", "");
   }
+
+  /**
+   * H2 keeps a {@code BLOB} (the journal's and the snapshots' payloads) of up to this many bytes in
+   * its row; its default (256) put every event (a frame's JSON in CBOR, ~0.6 KiB for a progress) in
+   * H2's separate LOB maps, three more map writes per row, which a profile of {@code PersistBench}
+   * found among H2's biggest costs. Larger payloads (frames up to 1 MiB) still go there. A database
+   * setting, stored in the file: an older file takes it on its next open.
+   */
+  static final String INPLACE_LOB = ";MAX_LENGTH_INPLACE_LOB=8192";
 
   /** PostgreSQL at {@code url} ({@code jdbc:postgresql://host:port/db}). */
   public static HubStore postgres(String url, String user, String password) {

@@ -6,12 +6,12 @@ import io.capsule.hub.HubCluster;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.hub.task.TaskEntity;
 import io.capsule.hub.task.TaskEvent;
+import io.capsule.hub.task.TaskLedger;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.SequencedFrame;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +24,6 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
-import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
-import org.apache.pekko.persistence.query.EventEnvelope;
-import org.apache.pekko.persistence.query.PersistenceQuery;
-import org.apache.pekko.persistence.query.Sequence;
-import org.apache.pekko.stream.javadsl.Sink;
 
 /**
  * The hub's journal kept by sharded, event-sourced {@link TaskEntity task entities} in a Pekko
@@ -37,9 +32,13 @@ import org.apache.pekko.stream.javadsl.Sink;
  * #appendAllAsync} completes only once the store has it, so the hub's rule (record, then ack or
  * publish) holds.
  *
- * <p>{@link #recorded()} is read once, when the journal opens, through Persistence Query: each
- * task's events in order, tasks in the order they were first recorded. Entries of different tasks
- * need no common order: the protocol numbers frames per task.
+ * <p>{@link #restorable()} is read once, when the journal opens: per task its latest snapshot (a
+ * {@link TaskLedger} whose {@link TaskLedger#kept} holds what a restart needs of the events before
+ * it) and the events after it (Persistence Query), folded the same way; tasks in the order they
+ * were first recorded. A task snapshots at its report, so a finished task costs no event read (but
+ * its first, for that order); a running one at most {@code TaskEntity.SNAPSHOT_EVERY}. {@link
+ * #recorded()} reads every event of every task, on demand (tools and tests). Entries of different
+ * tasks need no common order: the protocol numbers frames per task.
  *
  * <p>Threading: {@link #appendAllAsync} never blocks; {@link #append} and {@link #appendAll} block
  * their caller for at most the write bound. All are safe from any thread.
@@ -50,13 +49,15 @@ public final class PersistentHubJournal implements HubJournal {
   private final ActorSystem<?> system;
   private final ClusterSharding sharding;
   private final Duration timeout;
-  private final List<Entry> recorded;
+  private final List<Entry> restorable;
+  private final long eventsRead;
 
-  private PersistentHubJournal(ActorSystem<?> system, Duration timeout, List<Entry> recorded) {
+  private PersistentHubJournal(ActorSystem<?> system, Duration timeout, TaskReads.Read read) {
     this.system = system;
     this.sharding = ClusterSharding.get(system);
     this.timeout = timeout;
-    this.recorded = List.copyOf(recorded);
+    this.restorable = read.entries();
+    this.eventsRead = read.eventsRead();
   }
 
   /**
@@ -84,12 +85,29 @@ public final class PersistentHubJournal implements HubJournal {
     HubCluster.joinSelfIfAlone(system);
     ClusterSharding.get(system)
         .init(Entity.of(TaskEntity.KEY, ctx -> TaskEntity.create(ctx.getEntityId())));
-    return new PersistentHubJournal(system, timeout, read(system, startTimeout));
+    return new PersistentHubJournal(system, timeout, read(system, startTimeout, true));
   }
 
+  /** Read when the journal opened: see the class comment. */
+  @Override
+  public List<Entry> restorable() {
+    return restorable;
+  }
+
+  /** How many events the store gave {@link #restorable()} when the journal opened. */
+  public long eventsRead() {
+    return eventsRead;
+  }
+
+  /**
+   * Every event of every task, read now (blocking, up to the write bound): the whole history, for
+   * tools and tests; a hub restores from {@link #restorable()}.
+   *
+   * @throws ProtocolException {@code E-PRO-010} when the store cannot be read in time
+   */
   @Override
   public List<Entry> recorded() {
-    return recorded;
+    return read(system, timeout, false).entries();
   }
 
   /**
@@ -99,7 +117,7 @@ public final class PersistentHubJournal implements HubJournal {
    * @throws ProtocolException {@code E-PRO-010} when the store cannot be read in time
    */
   public PersistentHubJournal reopen() {
-    return new PersistentHubJournal(system, timeout, read(system, timeout));
+    return new PersistentHubJournal(system, timeout, read(system, timeout, true));
   }
 
   @Override
@@ -181,43 +199,24 @@ public final class PersistentHubJournal implements HubJournal {
         e.direction(),
         f.type(),
         f.seq(),
-        CODEC.encodeToString(f));
+        e.text() != null ? e.text() : CODEC.encodeToString(f));
   }
 
-  static Entry entry(TaskEvent e) {
+  static Entry entry(TaskEvent e, int folded) {
     SequencedFrame f = (SequencedFrame) CODEC.decode(e.frame(), false);
-    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f);
+    return new Entry(new RunnerKey(e.projectId(), e.runnerId()), e.direction(), f, folded, null);
   }
 
-  private static List<Entry> read(ActorSystem<?> system, Duration timeout) {
-    JdbcReadJournal query =
-        PersistenceQuery.get(system)
-            .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
-    String prefix = TaskEntity.KEY.name() + "|";
+  /**
+   * What the store holds, tasks in the order they were first recorded: folded ({@code restorable},
+   * from each task's latest snapshot on) or every event.
+   */
+  private static TaskReads.Read read(ActorSystem<?> system, Duration timeout, boolean restorable) {
     try {
-      List<List<EventEnvelope>> tasks =
-          query
-              .currentPersistenceIds()
-              .filter(pid -> pid.startsWith(prefix))
-              .mapAsync(
-                  4,
-                  pid ->
-                      query
-                          .currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
-                          .runWith(Sink.seq(), system))
-              .filter(events -> !events.isEmpty())
-              .runWith(Sink.seq(), system)
-              .toCompletableFuture()
-              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      List<List<EventEnvelope>> ordered = new ArrayList<>(tasks);
-      ordered.sort(Comparator.comparingLong(events -> ordering(events.get(0))));
-      List<Entry> out = new ArrayList<>();
-      for (List<EventEnvelope> events : ordered) {
-        for (EventEnvelope env : events) {
-          out.add(entry((TaskEvent) env.event()));
-        }
-      }
-      return out;
+      return new TaskReads(system, timeout, restorable)
+          .all()
+          .toCompletableFuture()
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failed("interrupted while reading the store", e);
@@ -226,10 +225,6 @@ public final class PersistentHubJournal implements HubJournal {
     } catch (TimeoutException e) {
       throw failed("the store was not read within " + timeout, e);
     }
-  }
-
-  private static long ordering(EventEnvelope env) {
-    return env.offset() instanceof Sequence s ? s.value() : Long.MAX_VALUE;
   }
 
   private static ProtocolException failed(String why, Throwable cause) {

@@ -12,7 +12,6 @@ import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
-import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 
 /**
  * One task, event-sourced and sharded by task: every frame the hub sent it and every runner frame
@@ -20,18 +19,23 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
  * {@link Record} is answered only after its events are in the store, so whoever acks or publishes
  * on that answer never acknowledges what a crash could lose.
  *
- * <p>Snapshots every {@value #SNAPSHOT_EVERY} events: an entity's recovery then reads one snapshot
- * and at most that many events. Events are kept (not deleted on snapshot): the task's SSE history
- * and the hub's restore read them.
+ * <p>Snapshots at the task's report and every {@value #SNAPSHOT_EVERY} events: an entity's
+ * recovery, and a hub's restart ({@code PersistentHubJournal#restorable}), read the latest snapshot
+ * (its {@link TaskLedger#kept} says what a restart needs of the events before it) and at most that
+ * many events after it; a finished task's, none. Events are kept (not deleted on snapshot): the
+ * task's SSE history reads them, until retention erases the task. Older snapshots are not deleted
+ * either (one per {@value #SNAPSHOT_EVERY} events; the erasure takes them too): deleting them cost
+ * a store transaction per snapshot on the write path.
  */
 public final class TaskEntity
     extends EventSourcedBehavior<TaskEntity.Command, TaskEvent, TaskLedger> {
 
   /**
-   * 100: a streaming task sends hundreds of progress events; replaying 100 CBOR events is a few
-   * milliseconds, and a snapshot per 100 writes adds ~1% to the store's traffic.
+   * 500: a restart reads at most this many events of a running task, a few milliseconds of CBOR; a
+   * snapshot is a store transaction of its own, and at 100 they were one in five of the hub's
+   * transactions while runners streamed ({@code PersistBench}, benchmarks/README.md).
    */
-  static final int SNAPSHOT_EVERY = 100;
+  public static final int SNAPSHOT_EVERY = 500;
 
   public static final EntityTypeKey<Command> KEY = EntityTypeKey.create(Command.class, "Task");
 
@@ -74,8 +78,8 @@ public final class TaskEntity
   }
 
   @Override
-  public RetentionCriteria retentionCriteria() {
-    return RetentionCriteria.snapshotEvery(SNAPSHOT_EVERY, 2);
+  public boolean shouldSnapshot(TaskLedger state, TaskEvent event, long sequenceNr) {
+    return event.isReport() || sequenceNr % SNAPSHOT_EVERY == 0;
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.capsule.hub.task;
 
 import io.capsule.hub.HubCbor;
 import io.capsule.hub.store.HubJournal.Direction;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,11 +23,28 @@ public record TaskLedger(
     long lastAppliedSeq,
     int progressEvents,
     boolean reported,
-    int placements)
+    int placements,
+    List<Kept> kept)
     implements HubCbor {
 
   /** No runner ("" in {@code runnerId}: a plain string keeps the snapshot format simple). */
-  public static final TaskLedger EMPTY = new TaskLedger("", 0, 0, 0, false, 0);
+  public static final TaskLedger EMPTY = new TaskLedger("", 0, 0, 0, false, 0, List.of());
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper STATE_READER =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /**
+   * What a restart needs of the task's events, in order: every event but applied progress, and of
+   * each run of applied progress (one runner's, seq after seq) only its last event with the run's
+   * length ({@code folded}). A progress of kind {@code state} is kept whole: it says the task's
+   * state. Null in a snapshot written before the ledger kept it: then the restart reads the task's
+   * events.
+   */
+  public record Kept(TaskEvent event, int folded) implements HubCbor {}
+
+  public TaskLedger {
+    kept = kept == null ? null : List.copyOf(kept);
+  }
 
   /** The runner the task is placed on, if any. */
   public Optional<String> placedOn() {
@@ -88,15 +106,60 @@ public record TaskLedger(
 
   /** The ledger after {@code e}; never refuses (recovery replays what was accepted). */
   public TaskLedger apply(TaskEvent e) {
+    List<Kept> k = keep(e);
     if (e.isAssign()) {
-      return new TaskLedger(e.runnerId(), e.seq(), 0, progressEvents, false, placements + 1);
+      return new TaskLedger(e.runnerId(), e.seq(), 0, progressEvents, false, placements + 1, k);
     }
     if (e.direction() == Direction.SENT) {
       return new TaskLedger(
-          runnerId, e.seq(), lastAppliedSeq, progressEvents, reported, placements);
+          runnerId, e.seq(), lastAppliedSeq, progressEvents, reported, placements, k);
     }
     return e.isReport()
-        ? new TaskLedger(runnerId, lastSentSeq, e.seq(), progressEvents, true, placements)
-        : new TaskLedger(runnerId, lastSentSeq, e.seq(), progressEvents + 1, reported, placements);
+        ? new TaskLedger(runnerId, lastSentSeq, e.seq(), progressEvents, true, placements, k)
+        : new TaskLedger(
+            runnerId, lastSentSeq, e.seq(), progressEvents + 1, reported, placements, k);
+  }
+
+  /**
+   * {@link #kept} after {@code e}: a progress extends the run it follows, anything else is kept.
+   */
+  private List<Kept> keep(TaskEvent e) {
+    if (kept == null) {
+      return null;
+    }
+    Kept last = kept.isEmpty() ? null : kept.get(kept.size() - 1);
+    List<Kept> out = new ArrayList<>(kept.size() + 1);
+    out.addAll(kept);
+    if (foldable(e)
+        && last != null
+        && foldable(last.event())
+        && last.event().runnerId().equals(e.runnerId())
+        && last.event().seq() + 1 == e.seq()) {
+      out.set(out.size() - 1, new Kept(e, last.folded() + 1));
+    } else {
+      out.add(new Kept(e, 1));
+    }
+    return out;
+  }
+
+  /** An applied progress whose kind is not {@code state}. */
+  static boolean foldable(TaskEvent e) {
+    return e.direction() == Direction.APPLIED
+        && "task.progress".equals(e.type())
+        && !isStateKind(e.frame());
+  }
+
+  /**
+   * Whether a progress frame's kind is {@code state}; a cheap look first, a parse only if it may.
+   */
+  private static boolean isStateKind(String frame) {
+    if (!frame.contains("\"state\"")) {
+      return false;
+    }
+    try {
+      return "state".equals(STATE_READER.readTree(frame).path("kind").asText());
+    } catch (java.io.IOException ex) {
+      return true; // unreadable here: keep it whole, the restore decodes it as any kept frame
+    }
   }
 }

@@ -102,6 +102,55 @@ class HubRestoreTest {
     assertEquals(0, HubRestore.of(CONFIG, many).openTasks());
   }
 
+  /**
+   * A run of progress folded into its last frame restores what the run restores: the open task's
+   * applied seq (its resume), and after the report a finished task whose late frames are
+   * duplicates, never applied.
+   */
+  @Test
+  void aFoldedRunOfProgressRestoresAsTheRunDoes() {
+    RunnerKey r = H.get(0).runner();
+    io.capsule.protocol.frame.TaskProgress p =
+        (io.capsule.protocol.frame.TaskProgress) H.get(1).frame();
+    List<Entry> whole = new ArrayList<>(List.of(H.get(0)));
+    for (int seq = 1; seq <= 7; seq++) {
+      whole.add(new Entry(r, Direction.APPLIED, p.withSeq(seq)));
+    }
+    List<Entry> folded = List.of(H.get(0), new Entry(r, Direction.APPLIED, p.withSeq(7), 7, null));
+    assertEquals(
+        HubRestore.of(CONFIG, whole).runners().get(r).seq().resumeMap(),
+        HubRestore.of(CONFIG, folded).runners().get(r).seq().resumeMap());
+    assertEquals(
+        java.util.Map.of("T-1", 7L),
+        HubRestore.of(CONFIG, folded).runners().get(r).seq().resumeMap());
+
+    Entry report = new Entry(r, Direction.APPLIED, H.get(3).frame().withSeq(8));
+    List<Entry> finished = new ArrayList<>(folded);
+    finished.add(report);
+    HubRestore done = HubRestore.of(CONFIG, finished);
+    assertEquals(0, done.openTasks());
+    var late = done.runners().get(r).seq().receive(p.withSeq(9));
+    assertTrue(
+        late.applied().isEmpty() && late.status() != io.capsule.protocol.seq.Receipt.Status.APPLIED,
+        "a late frame of the finished task is not applied: " + late.status());
+  }
+
+  @Test
+  void aFoldedRunThatDoesNotFollowWhatWasAppliedIsRefused() {
+    RunnerKey r = H.get(0).runner();
+    SequencedFrame p = H.get(1).frame();
+    List<Entry> entries =
+        List.of(
+            H.get(0),
+            new Entry(r, Direction.APPLIED, p.withSeq(1)),
+            new Entry(r, Direction.APPLIED, p.withSeq(2)),
+            new Entry(r, Direction.APPLIED, p.withSeq(7), 4, null)); // 4..7, but 2 applied
+    ProtocolException e =
+        assertThrows(ProtocolException.class, () -> HubRestore.of(CONFIG, entries));
+    assertEquals(Code.E_PRO_010, e.code());
+    assertTrue(e.getMessage().contains("journal entry 4"), e.getMessage());
+  }
+
   private static SequencedFrame retask(Entry e, String task) {
     String wire =
         FrameCodec.shared().encodeToString(e.frame()).replace("\"T-1\"", "\"" + task + "\"");

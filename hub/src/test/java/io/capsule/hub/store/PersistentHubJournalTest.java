@@ -10,6 +10,7 @@ import io.capsule.hub.HubCluster;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.hub.store.HubJournal.Entry;
+import io.capsule.hub.task.TaskEntity;
 import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskProgress;
@@ -99,6 +100,70 @@ class PersistentHubJournalTest {
           return null;
         });
     assertSameEntries(t1.subList(0, 1), withJournal(store, PersistentHubJournal::recorded));
+  }
+
+  /**
+   * Many finished tasks of many events, one running task past a snapshot: the next hub reads each
+   * finished task's snapshot and its first event only (for the task order), the running one's
+   * snapshot and the events after it, not history; what it reads folds each run of progress into
+   * its last frame. The events stay in the store: the whole history reads back.
+   */
+  @Test
+  void aRestartReadsSnapshotsAndTailsNotTheHistory() {
+    HubStore store = freshStore();
+    RunnerKey runner = new RunnerKey("p", "r-1");
+    int finished = 12;
+    int progress = 150;
+    int running = TaskEntity.SNAPSHOT_EVERY + 40; // events: the assign, then these
+    withJournal(
+        store,
+        j -> {
+          for (int t = 0; t < finished; t++) {
+            j.appendAll(life(runner, "T-" + t, progress, true));
+          }
+          List<Entry> run = life(runner, "T-run", running, false);
+          for (int i = 0; i < run.size(); i += 64) { // in writes of 64, as a hub's group commits
+            j.appendAll(run.subList(i, Math.min(run.size(), i + 64)));
+          }
+          return null;
+        });
+    TaskReads.Read read =
+        withJournal(store, j -> new TaskReads.Read(j.restorable(), j.eventsRead()));
+    long tail = running + 1 - TaskEntity.SNAPSHOT_EVERY; // the snapshot is at or after this
+    String of = "of " + (finished * (progress + 2) + running + 1) + " events";
+    assertTrue(
+        read.eventsRead() >= finished + 1 && read.eventsRead() <= finished + 1 + tail,
+        "a first event per task and the running task's tail: " + read.eventsRead() + " " + of);
+    List<String> shape = new ArrayList<>();
+    for (Entry e : read.entries()) {
+      shape.add(
+          e.frame().taskId() + ":" + e.frame().type() + ":" + e.frame().seq() + "/" + e.folded());
+    }
+    assertEquals("T-0:task.assign:1/1", shape.get(0));
+    assertEquals("T-0:task.progress:" + progress + "/" + progress, shape.get(1));
+    assertEquals("T-0:task.report:" + (progress + 1) + "/1", shape.get(2));
+    assertEquals(
+        List.of("T-run:task.assign:1/1", "T-run:task.progress:" + running + "/" + running),
+        shape.subList(3 * finished, shape.size()));
+    assertEquals(
+        finished * (progress + 2) + running + 1,
+        withJournal(store, PersistentHubJournal::recorded).size(),
+        "every event is still in the store");
+  }
+
+  /** A task's assign, {@code progress} progress frames and (if {@code report}) its report. */
+  private static List<Entry> life(RunnerKey runner, String task, int progress, boolean report) {
+    List<Entry> h = JournalHistory.of(runner, task);
+    List<Entry> out = new ArrayList<>();
+    out.add(h.get(0));
+    TaskProgress p = (TaskProgress) h.get(1).frame();
+    for (int seq = 1; seq <= progress; seq++) {
+      out.add(new Entry(runner, Direction.APPLIED, p.withSeq(seq)));
+    }
+    if (report) {
+      out.add(new Entry(runner, Direction.APPLIED, h.get(3).frame().withSeq(progress + 1)));
+    }
+    return out;
   }
 
   /** Opens a journal on a fresh actor system over {@code store}, runs {@code body}, terminates. */

@@ -100,12 +100,61 @@ class TaskLedgerTest {
       ledger = ledger.apply(event(h));
     }
     assertEquals(
-        new TaskLedger(runner, lastSent, lastApplied, progress, reported, placements), ledger);
+        new TaskLedger(runner, lastSent, lastApplied, progress, reported, placements, List.of()),
+        facts(ledger));
+  }
+
+  /**
+   * What a restart keeps of a history ({@link TaskLedger#kept}), written {@code seq/folded} per
+   * kept event: runs of one runner's applied progress fold into their last; anything else, a {@code
+   * state} progress included, stays.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          S:assign:r1:1 A:progress:r1:1 A:progress:r1:2 A:progress:r1:3 A:report:r1:4 | 1/1 3/3 4/1
+          S:assign:r1:1 A:progress:r1:1 S:cancel:r1:2 A:progress:r1:2 A:report:r1:3   | 1/1 1/1 2/1 2/1 3/1
+          S:assign:r1:1 A:progress:r1:1 A:state:r1:2 A:progress:r1:3 A:progress:r1:4  | 1/1 1/1 2/1 4/2
+          S:assign:r1:1 A:progress:r1:1 S:assign:r2:1 A:progress:r2:1 A:progress:r2:2 | 1/1 1/1 1/1 2/2
+          """)
+  void aRestartKeepsRunsOfProgressFolded(String history, String kept) {
+    TaskLedger ledger = TaskLedger.EMPTY;
+    for (String h : history.trim().split("\\s+")) {
+      ledger = ledger.apply(event(h));
+    }
+    assertEquals(
+        kept,
+        String.join(
+            " ", ledger.kept().stream().map(k -> k.event().seq() + "/" + k.folded()).toList()));
+  }
+
+  @org.junit.jupiter.api.Test
+  void aLedgerFromBeforeTheKeptEventsKeepsNone() {
+    TaskLedger old = new TaskLedger("r1", 1, 1, 1, false, 1, null);
+    assertEquals(null, old.apply(event("A:progress:r1:2")).kept(), "the restart reads its events");
+  }
+
+  /** The ledger's facts without what it keeps for a restart. */
+  static TaskLedger facts(TaskLedger l) {
+    return new TaskLedger(
+        l.runnerId(),
+        l.lastSentSeq(),
+        l.lastAppliedSeq(),
+        l.progressEvents(),
+        l.reported(),
+        l.placements(),
+        List.of());
   }
 
   static TaskEvent event(String spec) {
     String[] p = spec.split(":");
     Direction dir = p[0].equals("S") ? Direction.SENT : Direction.APPLIED;
+    if (p[1].equals("state")) { // a progress of kind state
+      return new TaskEvent(
+          "p", p[2], dir, "task.progress", Long.parseLong(p[3]), "{\"kind\":\"state\"}");
+    }
     return new TaskEvent("p", p[2], dir, "task." + p[1], Long.parseLong(p[3]), "{}");
   }
 }

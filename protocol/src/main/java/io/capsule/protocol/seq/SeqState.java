@@ -263,6 +263,24 @@ public final class SeqState {
   }
 
   /**
+   * Counts the open task's frames up to {@code seq} as applied without receiving them: a receiver
+   * restoring from a record that kept how many frames it applied, not the frames. Only raises; a
+   * finished task is left as it is.
+   *
+   * @return the highest seq applied before
+   */
+  public long appliedUpTo(String taskId, long seq) {
+    if (finished.containsKey(taskId)) {
+      return finished.get(taskId);
+    }
+    Inbound in = inbound.computeIfAbsent(taskId, k -> new Inbound());
+    long before = in.highest;
+    in.highest = Math.max(before, seq);
+    in.held.headMap(in.highest, true).clear();
+    return before;
+  }
+
+  /**
    * Forgets every frame held above a gap, of every task: a receiver bounding its memory. Safe: a
    * held frame was never applied or acknowledged, so the sender still has it and replays it.
    */

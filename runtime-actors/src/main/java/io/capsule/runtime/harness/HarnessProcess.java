@@ -1,6 +1,5 @@
 package io.capsule.runtime.harness;
 
-import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.driver.api.InterruptMethod;
@@ -8,11 +7,9 @@ import io.capsule.runtime.harness.contain.Containment;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.EgressProxy;
 import io.capsule.runtime.metrics.RuntimeMetrics;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -50,8 +47,9 @@ import org.apache.pekko.stream.Materializer;
  * <p>Its parts: {@link HarnessSpawn} starts and releases the group, {@link HarnessPumps} read
  * stdout and stderr (and say what a leader's exit does to the pipes), {@link HarnessOutput} turns
  * them into events with back-pressure (one batch in flight until the listener's {@link
- * BatchHandled}), {@link StdinPipe} feeds stdin, and {@link ExitGate} says when the exit may be
- * reported.
+ * BatchHandled}), {@link StdinPipe} feeds stdin, {@link GroupSignals} sends the interrupt and the
+ * kill (and remembers what it sent, which decides how the exit reads), and {@link ExitGate} says
+ * when the exit may be reported.
  *
  * <p>Timers: the listener (the run) owns every run timer (terminal grace, interrupt grace,
  * inactivity); this actor owns only the drain bound after the exit: {@link Exited} waits until
@@ -65,9 +63,11 @@ import org.apache.pekko.stream.Materializer;
  * <p>Threading: process waits, pipe I/O, spawns and signals run on the I/O dispatcher; those
  * threads only send messages to this actor (or complete futures the actor created).
  *
- * <p>Over 400 lines because it is one actor over one process group: its pure parts are split out
- * (above); what stays is the routing of the group's dozen lifecycle messages, which share the
- * process and the gate and would only call back into each other if split further.
+ * <p>Over 400 lines because it is one actor over one process group, and a quarter of it is its
+ * nested protocol (the events the run relies on, each with its contract). The parts with their own
+ * state are split out (above); what stays is the routing of the group's dozen lifecycle messages,
+ * which share the process, the signals and the gate and would only call back into each other if
+ * split further.
  */
 public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Command> {
 
@@ -202,16 +202,12 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private final CompletableFuture<HarnessSpawn.Started> spawning;
   private final ExitGate exit = new ExitGate();
 
+  private final GroupSignals signals;
+
   private Process process;
   private HarnessSpawn.Started started;
   private HarnessPumps pumps;
-  private long pgid;
   private StdinPipe stdin;
-  private boolean killRequested;
-  private boolean killedByRuntime;
-
-  /** The signals sent to the group while the harness ran: they decide how 129..192 reads. */
-  private final Set<Integer> signalsSent = new HashSet<>();
 
   public static Behavior<Command> create(
       AppliedLaunch launch, ActorRef<Event> listener, HarnessLimits limits) {
@@ -239,6 +235,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             .dispatchers()
             .lookup(DispatcherSelector.fromConfig(limits.ioDispatcher()));
     this.output = new HarnessOutput(listener, limits);
+    this.signals = new GroupSignals(io);
     EgressProxy.Refusals refusals =
         (host, port, reason, count) -> self.tell(new Refused(host, port, reason, count));
     RuntimeMetrics metrics = RuntimeMetrics.get(context.getSystem()); // looked up on this thread
@@ -287,12 +284,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       return Behaviors.stopped();
     }
     if (result.failure() != null) {
-      listener.tell(
-          new SpawnFailed(
-              Diagnostic.of(
-                  Code.E_RUN_007,
-                  "could not start the harness: " + result.failure().getMessage(),
-                  java.util.Map.of("binary", launch.binary().toString()))));
+      listener.tell(new SpawnFailed(HarnessSpawn.notStarted(launch, result.failure())));
       return Behaviors.stopped();
     }
     started = result.started();
@@ -305,16 +297,16 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
               containment.contained(),
               containment.warning()));
     }
-    pgid = process.pid();
+    signals.started(process);
     getContext()
         .getLog()
         .debug(
             "harness started pid={} args={} env={}",
-            pgid,
+            signals.pgid(),
             launch.args().size(),
             launch.env().keySet());
     stdin = new StdinPipe(process.getOutputStream(), io);
-    listener.tell(new Spawned(process.pid(), pgid));
+    listener.tell(new Spawned(process.pid(), signals.pgid()));
     pumps =
         HarnessPumps.start(
             process,
@@ -326,7 +318,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     getContext().pipeToSelf(pumps.stderrDone(), (done, failure) -> new StderrDone());
     getContext().pipeToSelf(process.onExit(), (p, failure) -> new ProcessExited(p.exitValue()));
     track(stdin.writeInitial(launch.stdin(), launch.keepStdinOpen()), true, false);
-    if (killRequested) {
+    if (signals.killRequested()) {
       startKill();
     }
     return this;
@@ -403,8 +395,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       }
       default -> {
         timers.cancel(DRAIN_TIMER);
-        ExitCode how = ExitCode.decode(exit.report(), signalsSent);
-        listener.tell(new Exited(how.code(), how.signal(), output.stderrTail(), killedByRuntime));
+        ExitCode how = signals.decode(exit.report());
+        listener.tell(
+            new Exited(how.code(), how.signal(), output.stderrTail(), signals.killedByRuntime()));
         return maybeStop();
       }
     }
@@ -435,13 +428,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
       reply(false);
       return maybeReportExit();
     }
-    if (written.initial() && !killRequested) {
+    if (written.initial() && !signals.killRequested()) {
       listener.tell(
-          new StdinFailed(
-              Diagnostic.of(
-                  Code.E_RUN_007,
-                  "could not write the harness's stdin: " + unwrap(written.failure()).getMessage(),
-                  java.util.Map.of("stdin_bytes", String.valueOf(launch.stdin().length)))));
+          new StdinFailed(StdinPipe.notWritten(unwrap(written.failure()), launch.stdin().length)));
     }
     return maybeReportExit();
   }
@@ -456,7 +445,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   // --- interrupt ---
 
   private Behavior<Command> onInterrupt(Interrupt interrupt) {
-    if (process == null || exit.exited() || killRequested) {
+    if (process == null || exit.exited() || signals.killRequested()) {
       return reply(false);
     }
     switch (interrupt.method()) {
@@ -467,12 +456,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         return write.isPresent() ? this : reply(false);
       }
       case SIGNAL_INT -> {
-        long group = pgid;
-        signalsSent.add(ExitCode.SIGINT);
         exit.signalStarted();
         getContext()
             .pipeToSelf(
-                CompletableFuture.supplyAsync(() -> ProcessGroup.signal(group, "INT"), io),
+                signals.interrupt(),
                 (delivered, failure) -> new SignalSent(failure == null && delivered));
         return this;
       }
@@ -506,11 +493,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   // --- kill ---
 
   private Behavior<Command> onKill(Kill kill) {
-    if (killRequested) {
+    if (!signals.requestKill()) {
       return this;
     }
-    killRequested = true;
-    getContext().getLog().debug("killing harness group {}: {}", pgid, kill.cause());
+    getContext().getLog().debug("killing harness group {}: {}", signals.pgid(), kill.cause());
     if (process != null) {
       startKill();
     }
@@ -518,17 +504,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private void startKill() {
-    if (!exit.exited()) {
-      killedByRuntime = true;
-      signalsSent.add(ExitCode.SIGKILL);
-    }
+    CompletableFuture<Void> kill = signals.killAll(exit.exited());
     exit.killStarted();
-    Process leader = process;
-    long group = pgid;
-    getContext()
-        .pipeToSelf(
-            CompletableFuture.runAsync(() -> ProcessGroup.killAll(group, leader.toHandle()), io),
-            (v, failure) -> new KillDone());
+    getContext().pipeToSelf(kill, (v, failure) -> new KillDone());
   }
 
   private Behavior<Command> onKillDone() {

@@ -1,5 +1,7 @@
 package io.capsule.runtime.harness;
 
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import io.capsule.runtime.harness.contain.Containment;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.EgressPolicy;
@@ -148,6 +150,14 @@ final class HarnessSpawn {
     builder.environment().putAll(launch.env());
     builder.environment().putAll(SandboxCommand.proxyEnv());
     return SandboxLauncher.start(builder); // not this pool thread: see SandboxLauncher
+  }
+
+  /** Why the harness did not start ({@code E-RUN-007}), naming its binary. */
+  static Diagnostic notStarted(AppliedLaunch launch, Throwable failure) {
+    return Diagnostic.of(
+        Code.E_RUN_007,
+        "could not start the harness: " + failure.getMessage(),
+        Map.of("binary", launch.binary().toString()));
   }
 
   /**

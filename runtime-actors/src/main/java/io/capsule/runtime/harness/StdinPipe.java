@@ -1,7 +1,10 @@
 package io.capsule.runtime.harness;
 
+import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -51,6 +54,14 @@ final class StdinPipe {
   /** A write failed: the pipe takes no more. */
   void broken() {
     open = false;
+  }
+
+  /** Why the plan's stdin could not be written ({@code E-RUN-007}), with its size. */
+  static Diagnostic notWritten(Throwable failure, int stdinBytes) {
+    return Diagnostic.of(
+        Code.E_RUN_007,
+        "could not write the harness's stdin: " + failure.getMessage(),
+        Map.of("stdin_bytes", String.valueOf(stdinBytes)));
   }
 
   /** Writes and flushes {@code bytes} after every earlier write, then closes when asked. */

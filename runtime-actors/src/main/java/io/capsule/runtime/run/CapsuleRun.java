@@ -1,7 +1,6 @@
 package io.capsule.runtime.run;
 
 import io.capsule.config.diag.Code;
-import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.Bridge;
 import io.capsule.driver.api.Event;
 import io.capsule.driver.api.InterruptMethod;
@@ -62,9 +61,11 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * is declared where they are spawned.
  *
  * <p>Over 400 lines because the run's middle is one actor: launch, turn and interrupt share the
- * driver, the harness, the bridge and the gate, and splitting those handlers into collaborators
- * that call back is what issue 16 undid. What stands apart (the preparation, the closing) is a
- * child with its own messages and timers.
+ * driver, the harness, the bridge, the gate and the run's timers, and splitting those handlers into
+ * collaborators that call back is what issue 16 undid. What stands apart is out: the preparation
+ * and the closing are children with their own messages and timers; the shapes of what the run
+ * writes and the endings it names are pure ({@link RunLaunch}, {@link RunEnd}, {@link RunFaults},
+ * {@link HarnessNotes}, {@link BridgeAccounting}).
  */
 public final class CapsuleRun {
 
@@ -108,22 +109,6 @@ public final class CapsuleRun {
     DRAIN_BOUND,
     KILL_BOUND
   }
-
-  /**
-   * Bound on applying the launch plan: a few small files written into a fresh private folder take
-   * milliseconds, so 30 s (a driver call's deadline) means the disk or the blocking pool is stuck,
-   * not slow. The run then fails {@code E-RUN-007} instead of waiting forever.
-   */
-  static final Duration APPLY_BOUND = Duration.ofSeconds(30);
-
-  /**
-   * Bound on the harness's exit after the run killed it: SIGKILL and the group's wait take
-   * milliseconds ({@code ProcessGroup} waits at most 2 s), so 30 s means the spawn never came back
-   * (a stuck dispatcher) or a member is stuck in the kernel. The harness's actor is then stopped
-   * (its stop kills the group once it can) and the run reports without the exit, warning {@code
-   * W-RUN-046}.
-   */
-  static final Duration KILL_BOUND = Duration.ofSeconds(30);
 
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
@@ -195,7 +180,7 @@ public final class CapsuleRun {
             .with("task_id", taskId)
             .with("capsule", start.request().capsule().key()));
     RunLog.started(taskId, start.request().capsule()); // one INFO line per run step
-    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.ACCEPTED));
+    journal.phase(RunPhase.ACCEPTED);
     // The preparation: resolve, plan, probe, each bounded. Watched without a message: it fails
     // only by a bug, which fails this run too (E-RUN-040, as any bug of the run). This actor stops
     // it, unwatched, once it has said all it will.
@@ -287,7 +272,7 @@ public final class CapsuleRun {
     plannedSession = ready.session();
     ledger = RunLaunch.ledger(taskId, capsule, start.request(), plannedSession);
     capsule.manifest().warnings().forEach(d -> journal.warn(d.code(), d.message()));
-    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.STARTING));
+    journal.phase(RunPhase.STARTING);
     capsule.describeNotes().forEach(n -> journal.progress(new RunEvent.Note(taskId, n)));
   }
 
@@ -342,7 +327,7 @@ public final class CapsuleRun {
     plan = ((LaunchResult.Planned) launched.result()).plan();
     applying =
         RunLaunch.apply(plan, capsule, workdir(), runDir, services.hostEnv(), bridge, blocking);
-    timers.startSingleTimer(Tick.APPLY_BOUND, APPLY_BOUND);
+    timers.startSingleTimer(Tick.APPLY_BOUND, RunFaults.APPLY_BOUND);
     ctx.pipeToSelf(applying, (a, e) -> new Applied(a, Failures.unwrap(e)));
     return Behaviors.same();
   }
@@ -368,7 +353,7 @@ public final class CapsuleRun {
             "harness");
     ctx.watchWith(harness, HarnessStopped.INSTANCE);
     gate.harnessSpawned();
-    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.RUNNING));
+    journal.phase(RunPhase.RUNNING);
     timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
     return running();
   }
@@ -407,17 +392,10 @@ public final class CapsuleRun {
     } else if (e instanceof HarnessProcess.Spawned sp) {
       RunLog.spawned(taskId, sp.pid());
     } else if (e instanceof HarnessProcess.ContainmentDecided c) {
-      journal.trace(
-          TraceRecord.of("harness_containment")
-              .with("mode", c.mode())
-              .with("contained", c.contained()));
+      journal.trace(HarnessNotes.containment(c));
       c.warning().ifPresent(w -> journal.warn(w.code(), w.message()));
     } else if (e instanceof HarnessProcess.EgressRefused r) {
-      journal.trace(
-          TraceRecord.of("egress_refused")
-              .with("host", r.host())
-              .with("port", r.port())
-              .with("refused_so_far", r.refusedSoFar()));
+      journal.trace(HarnessNotes.egressRefused(r));
       journal.warn(Code.W_CAP_052, r.reason());
     } else if (e instanceof HarnessProcess.StdinFailed sf) {
       gate.stdinFailed(sf.diagnostic());
@@ -437,10 +415,7 @@ public final class CapsuleRun {
   /** Output after the run stopped waiting for it: not parsed, only noted, and acknowledged. */
   private Behavior<Command> lateHarness(HarnessProcess.Event e) {
     if (e instanceof HarnessProcess.Lines lines) {
-      journal.trace(
-          TraceRecord.of("harness_note")
-              .with("note", "stdout lines after the end ignored")
-              .with("lines", lines.lines().size()));
+      journal.trace(HarnessNotes.linesIgnored(lines));
       batchHandled();
     }
     return Behaviors.same();
@@ -458,11 +433,7 @@ public final class CapsuleRun {
       if (c.event().isTerminal()) {
         apply(List.of(c.event()));
       } else {
-        return decide(
-            new Ending.DriverFailed(
-                Diagnostic.of(
-                        Code.E_RUN_034, "failed in classify-exit: returned " + c.event().witName())
-                    .with("function", "classify-exit")));
+        return decide(RunFaults.notTerminal(c.event()));
       }
     } else if (r instanceof Driver.Failed f) {
       if (gate.driverGone()) {
@@ -493,8 +464,7 @@ public final class CapsuleRun {
     if (wasParsing) {
       batchHandled();
     }
-    return decide(
-        new Ending.DriverFailed(Diagnostic.of(Code.E_RUN_034, "the driver stopped unexpectedly")));
+    return decide(RunFaults.driverStopped());
   }
 
   /** The harness's actor stopped: a failure while the harness ran (its PostStop killed it). */
@@ -502,11 +472,7 @@ public final class CapsuleRun {
     harness = null;
     if (gate.harnessStopped()) {
       exit = new HarnessProcess.Exited(Optional.empty(), Optional.empty(), "", true);
-      String why =
-          harnessAbandoned
-              ? "the harness did not exit within " + KILL_BOUND.toSeconds() + " s of its kill"
-              : "the harness actor failed";
-      return decide(new Ending.HarnessFailed(Diagnostic.of(Code.E_RUN_007, why)));
+      return decide(RunFaults.harnessStopped(harnessAbandoned));
     }
     return settle();
   }
@@ -523,7 +489,7 @@ public final class CapsuleRun {
     if (!gate.harnessPresent()) {
       return settle(); // spawns nothing; a plan being applied is removed when it comes back
     }
-    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.INTERRUPTING));
+    journal.phase(RunPhase.INTERRUPTING);
     InterruptMethod method = capsule.description().interrupt();
     if (method == InterruptMethod.UNSUPPORTED) {
       onInterruptResult(false);
@@ -534,20 +500,12 @@ public final class CapsuleRun {
   }
 
   private void onInterruptResult(boolean delivered) {
-    journal.trace(
-        TraceRecord.of("harness_interrupt")
-            .with("method", capsule.description().interrupt().witName())
-            .with("delivered", delivered)
-            .with("grace_ms", delivered ? limits.interruptGrace().toMillis() : 0));
+    Duration grace = limits.interruptGrace();
+    journal.trace(HarnessNotes.interrupt(capsule.description().interrupt(), delivered, grace));
     if (delivered) {
       // Absolute: output during the grace does not extend it.
-      timers.startSingleTimer(Tick.INTERRUPT_GRACE, limits.interruptGrace());
-      journal.progress(
-          new RunEvent.Note(
-              taskId,
-              "interrupt delivered; the harness has "
-                  + limits.interruptGrace().toMillis()
-                  + " ms to end"));
+      timers.startSingleTimer(Tick.INTERRUPT_GRACE, grace);
+      journal.progress(new RunEvent.Note(taskId, HarnessNotes.interruptDelivered(grace)));
     } else {
       gate.requestKill("interrupt not delivered");
     }
@@ -556,13 +514,7 @@ public final class CapsuleRun {
   private Behavior<Command> onTick(Tick t) {
     switch (t) {
       case APPLY_BOUND -> {
-        return decide(
-            new Ending.HarnessFailed(
-                Diagnostic.of(
-                    Code.E_RUN_007,
-                    "the launch plan was not applied within "
-                        + APPLY_BOUND.toSeconds()
-                        + " s (the disk or the blocking dispatcher is stuck)")));
+        return decide(RunFaults.notAppliedInTime());
       }
       case INACTIVITY -> {
         if (gate.callsInFlight()) {
@@ -587,14 +539,8 @@ public final class CapsuleRun {
       return;
     }
     harnessAbandoned = true;
-    journal.warn(Code.W_RUN_046, abandonedWhy());
+    journal.warn(Code.W_RUN_046, RunFaults.abandoned());
     ctx.stop(harness);
-  }
-
-  private static String abandonedWhy() {
-    return "the harness did not exit within "
-        + KILL_BOUND.toSeconds()
-        + " s of its kill; its process group is killed as soon as it can be";
   }
 
   // --- the bridge -----------------------------------------------------------------------------
@@ -606,17 +552,10 @@ public final class CapsuleRun {
       }
       bridge = Optional.of(ready.bridge());
       gate.bridgeListening();
-      journal.trace(
-          TraceRecord.of("tool_bridge")
-              .with("url", ready.bridge().url())
-              .with("tools", ready.bridge().toolNames()));
+      journal.trace(RunBridge.listening(ready.bridge()));
       return launchDriver();
     } else if (r instanceof ToolBridgeHost.Failed f) {
-      Diagnostic d = f.diagnostic();
-      // A tool that does not resolve is the capsule's fault on this node: blocked. A bridge that
-      // cannot bind on loopback is this node's trouble: failed.
-      return decide(
-          d.code() == Code.E_TOOL_001 ? new Ending.Blocked(d) : new Ending.HarnessFailed(d));
+      return decide(RunFaults.bridgeFailed(f.diagnostic()));
     } else if (r == ToolBridgeHost.Activity.INSTANCE) {
       if (gate.activityCounts()) {
         timers.startSingleTimer(Tick.INACTIVITY, limits.inactivityTimeout());
@@ -643,9 +582,7 @@ public final class CapsuleRun {
   private Behavior<Command> onBridgeStopped() {
     bridgeHost = null;
     if (gate.bridgeGone()) {
-      return decide(
-          new Ending.HarnessFailed(
-              Diagnostic.of(Code.E_TOOL_009, "the tool bridge stopped unexpectedly")));
+      return decide(RunFaults.bridgeStopped());
     }
     return settle();
   }
@@ -688,7 +625,7 @@ public final class CapsuleRun {
         harness.tell(new HarnessProcess.Kill(k.cause()));
         if (exit == null && !timers.isTimerActive(Tick.KILL_BOUND)) {
           // Bounded until the exit; a kill after it (stdout still open) has the drain bound.
-          timers.startSingleTimer(Tick.KILL_BOUND, KILL_BOUND);
+          timers.startSingleTimer(Tick.KILL_BOUND, RunFaults.KILL_BOUND);
         }
       } else if (d == RunGate.AwaitDrain.INSTANCE) {
         // The leader exited but stdout is still open (a child holds it, or lines are still in the
@@ -718,14 +655,14 @@ public final class CapsuleRun {
     Optional<String> sessionId = RunEnd.sessionId(ledger, plannedSession);
     RunOutcome outcome = RunEnd.outcome(taskId, e, ledger, sessionId, took);
     if (harnessAbandoned) {
-      outcome = RunEnd.withWarning(outcome, Code.W_RUN_046, abandonedWhy());
+      outcome = RunEnd.withWarning(outcome, Code.W_RUN_046, RunFaults.abandoned());
     }
     if (ledger != null) {
       journal.trace(ledger.finish());
     }
     journal.trace(RunEnd.runEnd(outcome));
     RunLog.finished(outcome);
-    journal.progress(new RunEvent.StateChanged(taskId, RunPhase.FINISHED));
+    journal.phase(RunPhase.FINISHED);
     start.runtime().tell(RunEnd.ended(start.request(), spawned, sessionId, outcome));
     // The journal and the plan go to the closing child: this actor writes nothing more.
     Path workRoot = limits.workRoot();

@@ -1,8 +1,10 @@
 package io.capsule.runtime.run;
 
+import io.capsule.driver.api.Bridge;
 import io.capsule.runtime.RunLimits;
 import io.capsule.runtime.bridge.ToolBridgeHost;
 import io.capsule.runtime.bridge.ToolWorkspace;
+import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.driver.ResolvedCapsule;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,5 +44,12 @@ final class RunBridge {
         offered,
         blocking,
         run);
+  }
+
+  /** The {@code tool_bridge} trace line of a bridge that listens. */
+  static TraceRecord listening(Bridge bridge) {
+    return TraceRecord.of("tool_bridge")
+        .with("url", bridge.url())
+        .with("tools", bridge.toolNames());
   }
 }

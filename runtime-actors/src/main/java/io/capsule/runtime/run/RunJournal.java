@@ -6,6 +6,7 @@ import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.hub.ProtocolSession;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunPhase;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -50,6 +51,11 @@ final class RunJournal {
 
   void progress(RunEvent e) {
     session.tell(new ProtocolSession.Progress(e));
+  }
+
+  /** The run entered {@code phase}: reported as progress. */
+  void phase(RunPhase phase) {
+    progress(new RunEvent.StateChanged(taskId, phase));
   }
 
   /** Sends the run's one report; the session answers {@code replyTo} when it is out. */

@@ -104,7 +104,7 @@ class RunFileWorkBoundsTest {
     assertTrue(held.await(MAX.toSeconds(), TimeUnit.SECONDS), "the launch ran");
     // Real time for the launch's answer to reach the run, which then starts the apply's bound.
     List<RunEvent> seen = drain(probe);
-    time.timePasses(CapsuleRun.APPLY_BOUND.minusMillis(1));
+    time.timePasses(RunFaults.APPLY_BOUND.minusMillis(1));
     seen.addAll(drain(probe));
     assertTrue(
         seen.stream().noneMatch(e -> e instanceof RunEvent.Finished), "ended early: " + seen);
@@ -188,7 +188,7 @@ class RunFileWorkBoundsTest {
     handle.cancel(); // the interrupt cannot be delivered (nothing spawned yet): the group is killed
     seen.addAll(until(probe, e -> isPhase(e, RunPhase.INTERRUPTING)));
     seen.addAll(drain(probe));
-    time.timePasses(CapsuleRun.KILL_BOUND.minusMillis(1));
+    time.timePasses(RunFaults.KILL_BOUND.minusMillis(1));
     seen.addAll(drain(probe));
     assertTrue(
         seen.stream().noneMatch(e -> e instanceof RunEvent.Finished), "ended early: " + seen);
