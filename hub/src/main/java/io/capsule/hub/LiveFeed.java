@@ -114,18 +114,29 @@ final class LiveFeed {
   }
 
   private Behavior<Entry> deliver() {
-    return Behaviors.receive(Entry.class)
-        .onMessage(
-            Entry.class,
-            e -> {
-              List<Consumer<TaskEntry>> those = watchers.get(e.taskId());
-              if (those != null) {
-                TaskEntry entry = new TaskEntry(e.id(), e.event(), parse(e.data()));
-                those.forEach(w -> w.accept(entry));
-              }
-              return Behaviors.same();
-            })
-        .build();
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.receive(Entry.class)
+                .onMessage(
+                    Entry.class,
+                    e -> {
+                      List<Consumer<TaskEntry>> those = watchers.get(e.taskId());
+                      if (those != null) {
+                        TaskEntry entry = new TaskEntry(e.id(), e.event(), parse(e.data()));
+                        for (Consumer<TaskEntry> w : those) {
+                          try {
+                            w.accept(entry);
+                          } catch (RuntimeException failure) {
+                            // One watcher's failure must not stop this actor: it is every
+                            // watcher's live push on this node.
+                            ctx.getLog()
+                                .warn("a watcher of task {} failed its push", e.taskId(), failure);
+                          }
+                        }
+                      }
+                      return Behaviors.same();
+                    })
+                .build());
   }
 
   private static JsonNode parse(String data) {

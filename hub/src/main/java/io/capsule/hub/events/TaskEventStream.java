@@ -108,8 +108,9 @@ public final class TaskEventStream {
     LocalFeed.Subscription sub =
         local.subscribe(
             e -> {
-              if (queue.offer(e) == QueueOfferResult.enqueued()) {
-                return;
+              QueueOfferResult offered = queue.offer(e);
+              if (offered != QueueOfferResult.dropped()) {
+                return; // enqueued, or the watcher's stream has ended: nothing to tell it
               }
               if (failed.compareAndSet(false, true)) {
                 queue.fail(

@@ -79,6 +79,32 @@ class TaskEventStreamTest {
   }
 
   @Test
+  void aPushAfterTheWatcherLeftIsDroppedQuietly() throws Exception {
+    // The push reaches a watcher whose stream has just ended (its report read, its socket gone):
+    // it used to fail the closed queue, which threw into the node's live-push actor and stopped it,
+    // so every watcher on that node lost its live push (HubClusterKillTest's logs, after a
+    // failover).
+    java.util.concurrent.atomic.AtomicReference<Consumer<TaskEntry>> held =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    LocalFeed keeps =
+        live -> {
+          held.set(live);
+          return new LocalFeed.Subscription(List.of(), () -> {});
+        };
+    List<ServerSentEvent> out =
+        run(
+            TaskEventStream.of(
+                kit.system(),
+                Source.from(List.of(entry("1"), entry("2r"))),
+                keeps,
+                0,
+                new TaskEventStream.Settings(WAIT, 16)));
+    assertEquals(List.of("1", "2r"), ids(out));
+    held.get().accept(entry("3")); // must not throw
+    held.get().accept(entry("4"));
+  }
+
+  @Test
   void resumesAfterLastEventIdFromTheJournalAlone() throws Exception {
     Source<TaskEntry, org.apache.pekko.NotUsed> journal =
         Source.from(List.of(entry("1"), entry("2"), entry("3"), entry("4r")));
