@@ -64,8 +64,8 @@ class HubRestartTest {
   private static final ProtocolConfig CONFIG =
       WsFixture.fast().deadAfter(java.time.Duration.ofSeconds(60)).build();
 
-  // The runner keeps the fast dead-after: it also bounds its wait for an upgrade answer, and a
-  // dial that reached the closing hub would otherwise wait a minute before it tries the new one.
+  // The runner keeps the fast settings: its hello timeout bounds its wait for an upgrade answer,
+  // and its dead-after how soon it notices a hub that went silent.
   private static final ProtocolConfig RUNNER_CONFIG = WsFixture.fast().build();
 
   private final ActorTestKit kit = ActorTestKit.create();

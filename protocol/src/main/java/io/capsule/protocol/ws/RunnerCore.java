@@ -229,9 +229,10 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
             .first();
     getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
     // A host that accepts the socket and closes it (or keeps it) without an HTTP answer, such as a
-    // proxy with no backend, may leave the upgrade answer pending for good: bound it, as a silent
-    // hub is bounded once connected.
-    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), config.deadAfter());
+    // proxy with no backend, may leave the upgrade answer pending for good: bound it by the hello
+    // timeout, the hub's own window for the handshake. Not dead-after: a runner that dialed during
+    // a short outage would come back only once the hub's dead-after had taken its tasks back.
+    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), config.helloTimeout());
     return this;
   }
 
@@ -243,7 +244,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         OptionalInt.empty(),
         conn.closedEarly != null
             ? "the connection ended before the hub answered the upgrade"
-            : "no answer to the upgrade within " + config.deadAfter().toMillis() + " ms");
+            : "no answer to the upgrade within " + config.helloTimeout().toMillis() + " ms");
   }
 
   private Behavior<Command> onUpgraded(Upgraded u) {
