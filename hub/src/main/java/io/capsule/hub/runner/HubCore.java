@@ -1,5 +1,6 @@
 package io.capsule.hub.runner;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.capsule.config.diag.Code;
 import io.capsule.hub.HubCbor;
 import io.capsule.hub.metrics.HubTraffic;
@@ -65,11 +66,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   /**
    * One frame from the runner as JSON text, or (with {@code frame} null) the gateway's refusal of
    * what it read ({@code refusedCode}, {@code refusedMessage}); answered once consumed, which is
-   * how a slow brain back-pressures the socket.
+   * how a slow brain back-pressures the socket. {@code decoded} is the gateway's own decoding of
+   * that text, for a brain in the same JVM (no second decoding per frame); it does not cross nodes
+   * (null after serialization: the brain decodes the text).
    */
   record Inbound(
       String id,
       String frame,
+      @JsonIgnore Frame decoded,
       String refusedCode,
       String refusedMessage,
       ActorRef<RunnerGateway.Consumed> replyTo)

@@ -168,7 +168,7 @@ public final class RunnerEdge {
     Sink<Message, NotUsed> inbound =
         Flow.<Message>create()
             .idleTimeout(config.deadAfter())
-            .via(Wire.decode(config.frameCapBytes(), true, mat))
+            .via(Wire.decodeKeepingText(config.frameCapBytes(), mat))
             .mapAsync(
                 RunnerGateway.IN_FLIGHT,
                 f ->

@@ -7,6 +7,7 @@ import io.capsule.protocol.ProtocolException.FrameRejected;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Frame;
 import io.capsule.protocol.ws.OrderedQueue;
+import io.capsule.protocol.ws.Wire;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -62,7 +63,10 @@ final class RunnerGateway {
   /** The brain's answer to one {@link HubCore.Inbound}: the next frame may be read. */
   record Consumed(String connId) implements HubCbor {}
 
-  /** From the socket's inbound stream: one decoded frame (or a refusal), answered when consumed. */
+  /**
+   * From the socket's inbound stream: one decoded frame (a {@link Wire.Read} with its text, a
+   * {@link Frame}, or a refusal), answered when consumed.
+   */
   record FromRunner(Object frame, ActorRef<Consumed> replyTo) implements Command {}
 
   /** The socket's outbound side ended. */
@@ -239,6 +243,9 @@ final class RunnerGateway {
       Code code = Code.byId(in.refusedCode()).orElse(Code.E_PRO_002);
       return new FrameRejected(code, in.refusedMessage());
     }
+    if (in.decoded() != null) {
+      return in.decoded();
+    }
     try {
       return CODEC.decode(in.frame(), false);
     } catch (FrameRejected r) {
@@ -249,9 +256,14 @@ final class RunnerGateway {
   private HubCore.Inbound inbound(FromRunner f) {
     if (f.frame() instanceof FrameRejected r) {
       return new HubCore.Inbound(
-          connId, null, r.diagnostic().code().id(), r.diagnostic().message(), f.replyTo());
+          connId, null, null, r.diagnostic().code().id(), r.diagnostic().message(), f.replyTo());
     }
-    return new HubCore.Inbound(
-        connId, CODEC.encodeToString((Frame) f.frame()), null, null, f.replyTo());
+    if (f.frame() instanceof Wire.Read r) {
+      // As the runner sent it, with its decoding: no second encoding, nor decoding in a local
+      // brain.
+      return new HubCore.Inbound(connId, r.text(), r.frame(), null, null, f.replyTo());
+    }
+    Frame frame = (Frame) f.frame();
+    return new HubCore.Inbound(connId, CODEC.encodeToString(frame), frame, null, null, f.replyTo());
   }
 }

@@ -89,6 +89,32 @@ public final class Wire {
             });
   }
 
+  /** A frame as {@link #decodeKeepingText} read it, with the message's text it came from. */
+  public record Read(Frame frame, String text) {}
+
+  /**
+   * {@link #decode} (validated), but each frame comes as a {@link Read} with the text it was
+   * decoded from, so a reader that must pass the frame on as text (the hub's edge to its brain,
+   * which may run on another node) does not encode it again; refusals still come as {@link
+   * FrameRejected}s.
+   */
+  public static Flow<Message, Object, NotUsed> decodeKeepingText(int cap, Materializer mat) {
+    return Flow.<Message>create()
+        .mapAsync(1, m -> strictText(m, cap, mat))
+        .map(
+            text -> {
+              if (text instanceof FrameRejected r) {
+                return r;
+              }
+              String s = (String) text;
+              try {
+                return new Read(CODEC.decode(s.getBytes(StandardCharsets.UTF_8), true), s);
+              } catch (FrameRejected r) {
+                return r;
+              }
+            });
+  }
+
   /**
    * A {@code task.assign} that failed its schema check ({@code why}, {@code E-PRO-004}) but whose
    * task id, role, invocation and seq could still be read. The runner sequences it like any assign
