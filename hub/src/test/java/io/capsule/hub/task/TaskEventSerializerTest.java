@@ -1,0 +1,84 @@
+package io.capsule.hub.task;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.capsule.hub.store.HubJournal.Direction;
+import java.io.NotSerializableException;
+import java.util.Arrays;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.Serializers;
+import org.apache.pekko.serialization.jackson.JacksonCborSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A task event's journal format, through the actor system's own serialization (what the JDBC
+ * journal calls): a new row round-trips through {@link TaskEventSerializer}, and a row an earlier
+ * hub wrote as CBOR is still read by the serializer its row names.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TaskEventSerializerTest {
+  private final ActorTestKit kit = ActorTestKit.create();
+  private final Serialization ser = SerializationExtension.get(kit.system().classicSystem());
+
+  @AfterAll
+  void stop() {
+    kit.shutdownTestKit();
+  }
+
+  private static TaskEvent event() {
+    return new TaskEvent(
+        "proj-é",
+        "runner-1",
+        Direction.APPLIED,
+        "task.progress",
+        Long.MAX_VALUE - 7,
+        "{\"type\":\"task.progress\",\"text\":\"ünïcode ✓ " + "x".repeat(70_000) + "\"}");
+  }
+
+  @Test
+  void aTaskEventIsWrittenInItsOwnFormatAndReadBack() {
+    TaskEvent e = event();
+    Serializer s = ser.findSerializerFor(e);
+    assertEquals(TaskEventSerializer.ID, s.identifier(), "bound to its own serializer");
+    byte[] bytes = ser.serialize(e).get();
+    Object back = ser.deserialize(bytes, s.identifier(), Serializers.manifestFor(s, e)).get();
+    assertEquals(e, back);
+    TaskEvent sent =
+        new TaskEvent("p", "r", Direction.SENT, "task.assign", 1, "{\"type\":\"task.assign\"}");
+    assertEquals(
+        sent,
+        ser.deserialize(ser.serialize(sent).get(), s.identifier(), Serializers.manifestFor(s, sent))
+            .get());
+  }
+
+  @Test
+  void aRowWrittenAsCborBeforeThisFormatIsStillRead() {
+    TaskEvent e = event();
+    // The serializer every other HubCbor class still uses: the one that wrote TaskEvents before.
+    Serializer cbor = ser.findSerializerFor(TaskLedger.EMPTY);
+    assertInstanceOf(JacksonCborSerializer.class, cbor);
+    byte[] old = cbor.toBinary(e);
+    Object back = ser.deserialize(old, cbor.identifier(), Serializers.manifestFor(cbor, e)).get();
+    assertEquals(e, back, "the row's serializer id picks CBOR");
+  }
+
+  @Test
+  void aDamagedOrUnknownRowIsRefusedNotMisread() throws Exception {
+    TaskEventSerializer s = new TaskEventSerializer(null);
+    byte[] bytes = s.toBinary(event());
+    assertThrows(NotSerializableException.class, () -> s.fromBinary(bytes, "TaskEvent.2"));
+    byte[] cut = Arrays.copyOf(bytes, 5);
+    assertInstanceOf(
+        NotSerializableException.class,
+        assertThrows(Exception.class, () -> s.fromBinary(cut, TaskEventSerializer.MANIFEST)));
+    assertArrayEquals(bytes, s.toBinary(s.fromBinary(bytes, TaskEventSerializer.MANIFEST)));
+  }
+}
