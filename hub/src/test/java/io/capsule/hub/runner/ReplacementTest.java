@@ -17,8 +17,6 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenScope;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -55,11 +53,9 @@ class ReplacementTest {
               .pekkoConfig()
               .withFallback(HubCluster.singleNode())
               .withFallback(ConfigFactory.load()));
-  private final HttpClient http = HttpClient.newHttpClient();
-  private final String token =
-      WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
   private final List<Stream<String>> streams = new ArrayList<>();
   private ReferenceHub hub;
+  private HubCalls api;
 
   @AfterEach
   void stop() throws Exception {
@@ -74,25 +70,15 @@ class ReplacementTest {
   void aTaskOfARunnerGonePastDeadAfterRunsOnAnotherAndKeepsItsEvents() throws Exception {
     store.migrate();
     hub =
-        ReferenceHub.start(
-                kit.system(),
-                WsFixture.fast().deadAfter(Duration.ofSeconds(2)).build(),
-                WsFixture.TOKENS,
-                PROJECT,
-                "127.0.0.1",
-                0,
-                PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)))
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
+        WsFixture.hub(
+            kit.system(),
+            PROJECT,
+            Duration.ofSeconds(2),
+            PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
+    api = new HubCalls(PROJECT, hub::apiUrl);
     WsFixture.RawPeer a = runner("r-a", "{}");
     HttpResponse<String> submitted =
-        http.send(
-            request("/v1/tasks")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
     assertEquals(201, submitted.statusCode(), submitted.body());
     WsFixture.await(a.received, s -> s.contains("task.assign"));
     a.send(progress(1, "a"));
@@ -144,37 +130,21 @@ class ReplacementTest {
     return p;
   }
 
-  private HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
-        .header("Authorization", "Bearer " + token)
-        .timeout(WsFixture.WAIT);
-  }
-
   private JsonNode task() throws Exception {
-    return new ObjectMapper()
-        .readTree(
-            http.send(request("/v1/tasks/t-1").build(), HttpResponse.BodyHandlers.ofString())
-                .body());
+    return api.task("t-1");
   }
 
-  /** Asks for the task (bounded by the fixture's wait) until it matches. */
   private JsonNode awaitTask(Predicate<JsonNode> match) throws Exception {
-    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
-    JsonNode t = task();
-    while (!match.test(t)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the task never matched: " + t);
-      }
-      t = task();
-    }
-    return t;
+    return api.awaitTask("t-1", match);
   }
 
   /** The task's events stream; each event arrives as "id:N event data-field". */
   private BlockingQueue<String> watch(Optional<String> lastEventId) throws Exception {
-    HttpRequest.Builder req = request("/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
+    HttpRequest.Builder req =
+        api.request(TokenScope.API, "/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
     lastEventId.ifPresent(id -> req.header("Last-Event-ID", id));
-    HttpResponse<Stream<String>> r = http.send(req.build(), HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> r =
+        api.http().send(req.build(), HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, r.statusCode());
     streams.add(r.body());
     BlockingQueue<String> events = new LinkedBlockingQueue<>();
