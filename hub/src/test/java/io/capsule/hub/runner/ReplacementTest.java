@@ -118,6 +118,43 @@ class ReplacementTest {
     assertEquals("done", after.get("report").get("status").asText(), after.toString());
   }
 
+  @Test
+  void aTaskTakenFromTheOnlyRunnerWithItsCapsuleWaitsAndANewTaskRunsThere() throws Exception {
+    store.migrate();
+    hub =
+        WsFixture.hub(
+            kit.system(),
+            PROJECT,
+            Duration.ofSeconds(2),
+            PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
+    api = new HubCalls(PROJECT, hub::apiUrl);
+    WsFixture.RawPeer a = runner("r-a", "{}");
+    assertEquals(
+        201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}").statusCode());
+    WsFixture.await(a.received, s -> s.contains("task.assign"));
+    a.send(progress(1, "a"));
+    awaitTask(t -> t.get("events").asInt() == 1);
+    a.cut(); // and not back within dead-after
+    awaitTask(t -> "queued".equals(t.get("state").asText()));
+
+    // Back after dead-after: it is told to cancel the task, and the task is not placed on it
+    // again (its sequencing of t-1 is spent); it waits, saying why.
+    WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
+    WsFixture.await(back.received, s -> s.contains("task.cancel") && s.contains("\"t-1\""));
+    JsonNode waiting = awaitTask(t -> t.get("waiting").asText().contains("not counting r-a"));
+    assertEquals("queued", waiting.get("state").asText(), waiting.toString());
+    assertTrue(waiting.get("waiting").asText().contains("E-HUB-008"), waiting.toString());
+
+    // What the README tells its user to do: cancel it and submit it again, as a new task.
+    HttpResponse<String> canceled = api.send(TokenScope.API, "POST", "/v1/tasks/t-1/cancel", null);
+    assertEquals(200, canceled.statusCode(), canceled.body());
+    assertTrue(task().get("report").isObject(), task().toString());
+    assertEquals(
+        201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-2\"}").statusCode());
+    String assign = WsFixture.await(back.received, s -> s.contains("task.assign"));
+    assertTrue(assign.contains("\"t-2\""), assign);
+  }
+
   /** A runner with the capsule that answers pings; {@code resume} is its hello.resume. */
   private WsFixture.RawPeer runner(String id, String resume) throws Exception {
     WsFixture.RawPeer p =
