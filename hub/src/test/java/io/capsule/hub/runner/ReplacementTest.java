@@ -31,6 +31,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,6 +58,18 @@ class ReplacementTest {
   private ReferenceHub hub;
   private HubCalls api;
 
+  @BeforeEach
+  void start() throws Exception {
+    store.migrate();
+    hub =
+        WsFixture.hub(
+            kit.system(),
+            PROJECT,
+            Duration.ofSeconds(2),
+            PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
+    api = new HubCalls(PROJECT, hub::apiUrl);
+  }
+
   @AfterEach
   void stop() throws Exception {
     streams.forEach(Stream::close);
@@ -68,14 +81,6 @@ class ReplacementTest {
 
   @Test
   void aTaskOfARunnerGonePastDeadAfterRunsOnAnotherAndKeepsItsEvents() throws Exception {
-    store.migrate();
-    hub =
-        WsFixture.hub(
-            kit.system(),
-            PROJECT,
-            Duration.ofSeconds(2),
-            PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
-    api = new HubCalls(PROJECT, hub::apiUrl);
     WsFixture.RawPeer a = runner("r-a", "{}");
     HttpResponse<String> submitted =
         api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
@@ -120,14 +125,6 @@ class ReplacementTest {
 
   @Test
   void aTaskTakenFromTheOnlyRunnerWithItsCapsuleWaitsAndANewTaskRunsThere() throws Exception {
-    store.migrate();
-    hub =
-        WsFixture.hub(
-            kit.system(),
-            PROJECT,
-            Duration.ofSeconds(2),
-            PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
-    api = new HubCalls(PROJECT, hub::apiUrl);
     WsFixture.RawPeer a = runner("r-a", "{}");
     assertEquals(
         201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}").statusCode());
