@@ -10,6 +10,9 @@ import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -91,25 +94,76 @@ public final class PersistBench {
       double barePerSecond,
       long writes,
       long entries,
+      Cpu hubCpu,
+      Cpu bareCpu,
       String loadBefore,
       String loadAfter) {
     double ratio() {
       return hubPerSecond / barePerSecond;
     }
 
+    /** The JVM's CPU per bare row over its CPU per hub frame (the runners' clients left out). */
+    double cpuRatio() {
+      return bareCpu.microsPerRow(rows) / hubCpu.hubMicrosPerRow(rows);
+    }
+
     String row() {
       return String.format(
-          "| %s | %d | %d | %.0f/s | %.0f/s | %.2f | %d (%.1f entries each) | %s → %s |",
+          "| %s | %d | %d | %.0f/s | %.0f/s | %.2f | %.0f µs | %.0f µs | %.1f µs | %.2f | %d (%.1f"
+              + " entries each) | %s → %s |",
           store,
           round,
           rows,
           hubPerSecond,
           barePerSecond,
           ratio(),
+          hubCpu.hubMicrosPerRow(rows),
+          bareCpu.microsPerRow(rows),
+          hubCpu.clientMicrosPerRow(rows),
+          cpuRatio(),
           writes,
           writes == 0 ? 0.0 : (double) entries / writes,
           loadBefore,
           loadAfter);
+    }
+  }
+
+  /**
+   * CPU time of this JVM over a phase, and of it the bench's own runner clients (the JDK HTTP
+   * client's threads, which run their WebSocket sends): a figure the machine's load hardly moves,
+   * unlike a rate, since it counts only the time this process ran. PostgreSQL's own work is in its
+   * server processes, not here, for the hub and the bare insert alike.
+   */
+  record Cpu(long processNanos, long clientNanos) {
+    private static final com.sun.management.OperatingSystemMXBean OS =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    static Cpu now() {
+      long clients = 0;
+      for (ThreadInfo t : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+        if (t != null && t.getThreadName().startsWith("HttpClient-")) {
+          long c = THREADS.getThreadCpuTime(t.getThreadId());
+          clients += Math.max(0, c);
+        }
+      }
+      return new Cpu(OS.getProcessCpuTime(), clients);
+    }
+
+    Cpu since(Cpu start) {
+      return new Cpu(processNanos - start.processNanos, clientNanos - start.clientNanos);
+    }
+
+    double microsPerRow(int rows) {
+      return processNanos / 1e3 / rows;
+    }
+
+    double clientMicrosPerRow(int rows) {
+      return clientNanos / 1e3 / rows;
+    }
+
+    double hubMicrosPerRow(int rows) {
+      return (processNanos - clientNanos) / 1e3 / rows;
     }
   }
 
@@ -120,21 +174,28 @@ public final class PersistBench {
     System.out.println(
         "| store | round | frames | hub: persisted and acked | bare JDBC, "
             + BASELINE_BATCH
-            + " rows/tx (mean of before and after) | hub ÷ bare | hub journal writes |"
-            + " load (1 min) before → after |");
-    System.out.println("|---|---|---|---|---|---|---|---|");
+            + " rows/tx (mean of before and after) | hub ÷ bare | JVM CPU per frame, hub"
+            + " (runner clients excluded) | JVM CPU per row, bare (mean) | runner clients' CPU"
+            + " per frame | bare CPU ÷ hub CPU | hub journal writes | load (1 min) before →"
+            + " after |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
     List<String> medians = new ArrayList<>();
     for (String store : o.stores()) {
       List<Result> rs = run(store, o.runners(), o.frames(), o.rounds());
       double[] ratios = rs.stream().mapToDouble(Result::ratio).sorted().toArray();
+      double[] cpu = rs.stream().mapToDouble(Result::cpuRatio).sorted().toArray();
       medians.add(
           String.format(
-              "%s: median hub ÷ bare %.2f (%.2f–%.2f over %d rounds)",
+              "%s: median hub ÷ bare %.2f (%.2f–%.2f over %d rounds); CPU, bare ÷ hub: median"
+                  + " %.2f (%.2f–%.2f)",
               store,
               ratios[ratios.length / 2],
               ratios[0],
               ratios[ratios.length - 1],
-              ratios.length));
+              ratios.length,
+              cpu[cpu.length / 2],
+              cpu[0],
+              cpu[cpu.length - 1]));
     }
     medians.forEach(System.out::println);
   }
@@ -143,18 +204,27 @@ public final class PersistBench {
     BenchHub hub = BenchHub.start("persist", store, ProtocolConfig.builder().build());
     List<Result> out = new ArrayList<>();
     try {
-      round(hub, "w", runners, Math.max(4, frames / 4)); // warm-up: JIT, pool, entities
+      round(hub, "w", runners, Math.max(4, frames / 4), new Cpu[1]); // warm-up: JIT, pool
       bareInsert(hub.store(), runners * frames / 4);
       HubTraffic traffic = HubTraffic.get(hub.system);
       for (int r = 1; r <= rounds; r++) {
         String before = SseLatencyBench.load();
+        Cpu c0 = Cpu.now();
         double bareBefore = bareInsert(hub.store(), runners * frames);
+        Cpu c1 = Cpu.now();
         long writes0 = traffic.journalWriteCount();
         long entries0 = traffic.journalEntryCount();
-        double hubRate = round(hub, "m" + r, runners, frames);
+        Cpu[] hubCpu = new Cpu[1];
+        double hubRate = round(hub, "m" + r, runners, frames, hubCpu);
         long writes = traffic.journalWriteCount() - writes0;
         long entries = traffic.journalEntryCount() - entries0;
+        Cpu c2 = Cpu.now();
         double bareAfter = bareInsert(hub.store(), runners * frames);
+        Cpu c3 = Cpu.now();
+        Cpu bareCpu =
+            new Cpu(
+                (c1.since(c0).processNanos() + c3.since(c2).processNanos()) / 2,
+                (c1.since(c0).clientNanos() + c3.since(c2).clientNanos()) / 2);
         Result res =
             new Result(
                 store,
@@ -164,6 +234,8 @@ public final class PersistBench {
                 (bareBefore + bareAfter) / 2,
                 writes,
                 entries,
+                hubCpu[0],
+                bareCpu,
                 before,
                 SseLatencyBench.load());
         System.out.println(res.row());
@@ -175,8 +247,12 @@ public final class PersistBench {
     }
   }
 
-  /** One round: a task per runner, every runner's frames; frames per second until all acked. */
-  private static double round(BenchHub hub, String name, int runners, int frames) throws Exception {
+  /**
+   * One round: a task per runner, every runner's frames; frames per second until all acked, and in
+   * {@code cpu[0]} the JVM's CPU over that time.
+   */
+  private static double round(BenchHub hub, String name, int runners, int frames, Cpu[] cpu)
+      throws Exception {
     List<RawRunner> rs = new ArrayList<>();
     List<CompletableFuture<Void>> done = new ArrayList<>();
     for (int i = 0; i < runners; i++) {
@@ -212,6 +288,7 @@ public final class PersistBench {
     for (int i = 0; i < runners; i++) {
       texts.add(frames("t-" + String.format("r-%s%03d", name, i), frames));
     }
+    Cpu cpu0 = Cpu.now();
     long t0 = System.nanoTime();
     for (int i = 0; i < runners; i++) {
       RawRunner r = rs.get(i);
@@ -220,6 +297,7 @@ public final class PersistBench {
     CompletableFuture.allOf(done.toArray(CompletableFuture[]::new))
         .get(BenchHub.SLOW.toSeconds() + frames * runners / 50, TimeUnit.SECONDS);
     long elapsed = System.nanoTime() - t0;
+    cpu[0] = Cpu.now().since(cpu0);
     for (RawRunner r : rs) {
       r.close();
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The task entity on the persistence TestKit: what it stores, what it refuses without storing, that
  * a restart recovers the ledger, and (the kit's serialization check) that every command, event and
- * snapshot goes through the CBOR binding, not Java serialization.
+ * snapshot goes through its binding (events {@link TaskEventSerializer}, the rest CBOR), not Java
+ * serialization.
  */
 class TaskEntityTest {
   private static final ActorTestKit KIT =
