@@ -343,6 +343,7 @@ class HubClusterKillTest {
         "a sharding coordinator is active", "ShardCoordinator was moved to the active", nodes);
     t.firstOf("the project's brain starts", "the hub's brain starts here", nodes);
     t.firstOf("the brain has restored its tasks", "the brain restored", nodes);
+    t.firstOf("a runner's socket waited for the brain", "the hub brain answered after", nodes);
     t.lastOf("every runner's hello is answered", "connected to the hub at", runnerLogs);
     if (perTask.size() == TASKS) {
       t.measured("the first task applies a frame", Collections.min(perTask));
