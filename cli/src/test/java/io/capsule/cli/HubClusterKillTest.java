@@ -57,9 +57,12 @@ class HubClusterKillTest {
   private static final Duration GOAL = Duration.ofSeconds(10);
 
   /**
-   * Asserted: the goal held at load up to ~12 (8.4-9.9 s, five runs), not at 15-19 (13.0 s: late
-   * heartbeats restarted the resolver's wait); CI's load sits near that line. Issue 12 stays open
-   * until 10 s holds there.
+   * Asserted, not {@link #GOAL}: the goal held in CI (7.2 s) and in five runs at load ~4-20
+   * (8.4-9.9 s), not in seven at load ~7-27 on the shared 2-core machine (10.3-14.4 s), where the
+   * cluster's own steps (kill to a sharding coordinator active on a survivor) took 8.3-11.1 s: the
+   * failure detector's verdict 2.9-5.4 s and the resolver's 2.2-3.4 s after it, as heartbeats
+   * arrive late and scattered under that load. What follows took 1.6-3.3 s once the brain prepared
+   * its tasks' entities (2.9-3.8 s before). Issue 12 stays open until 10 s holds there.
    */
   private static final Duration FRAMES_AGAIN_WITHIN = Duration.ofSeconds(15);
 
@@ -343,6 +346,7 @@ class HubClusterKillTest {
         "a sharding coordinator is active", "ShardCoordinator was moved to the active", nodes);
     t.firstOf("the project's brain starts", "the hub's brain starts here", nodes);
     t.firstOf("the brain has restored its tasks", "the brain restored", nodes);
+    t.firstOf("a runner's socket waited for the brain", "the hub brain answered after", nodes);
     t.lastOf("every runner's hello is answered", "connected to the hub at", runnerLogs);
     if (perTask.size() == TASKS) {
       t.measured("the first task applies a frame", Collections.min(perTask));

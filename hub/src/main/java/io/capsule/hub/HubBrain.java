@@ -131,6 +131,13 @@ final class HubBrain {
               // The brain's core stops on its own when it cannot keep its journal: then the whole
               // brain stops, and the next message starts it again from the store.
               ctx.watchWith(hub.hub.brainActor(), new CoreStopped());
+              // The unfinished tasks' runners resume next and replay what they streamed while no
+              // brain was up: the store gets their tasks ready meanwhile, not in the first write.
+              r.parts()
+                  .journal()
+                  .prepare(
+                      projectId,
+                      hub.book.all().stream().filter(t -> !t.finished()).map(t -> t.id).toList());
               deps.built().accept(hub, null);
               ctx.getLog()
                   .info(

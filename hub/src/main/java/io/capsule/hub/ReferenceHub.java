@@ -6,6 +6,7 @@ import com.typesafe.config.Config;
 import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.http.GuardedBinding;
 import io.capsule.hub.queue.QueueEntity;
+import io.capsule.hub.queue.QueueState;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RunnerEdge;
 import io.capsule.hub.store.HubJournal;
@@ -148,9 +149,16 @@ public final class ReferenceHub {
           HubNode.get(p.system())
               .shardBrains(
                   projectId,
-                  ctx ->
-                      HubBrain.create(
-                          ctx.getEntityId(), deps, p::reopen, Optional.of(ctx.getShard())));
+                  ctx -> {
+                    // The queue's entity starts recovering now, beside the brain's read of the
+                    // tasks, and is ready when the brain asks it for the queue right after
+                    // (PersistentQueueStore): one recovery off a moved brain's way.
+                    ClusterSharding.get(p.system())
+                        .entityRefFor(QueueEntity.KEY, ctx.getEntityId())
+                        .<QueueState>ask(QueueEntity.Get::new, deps.storeTimeout());
+                    return HubBrain.create(
+                        ctx.getEntityId(), deps, p::reopen, Optional.of(ctx.getShard()));
+                  });
       // The queue's entities on every node, as the task entities are (PersistentHubJournal):
       // sharding can then place them, and move them, anywhere, whichever node runs the brain.
       sharding.init(Entity.of(QueueEntity.KEY, ctx -> QueueEntity.create(ctx.getEntityId())));

@@ -143,7 +143,12 @@ final class RunnerGateway {
                           timers.startSingleTimer(new NoWelcome(), welcomeTimeout);
                           timers.startTimerWithFixedDelay(new Reannounce(), REANNOUNCE_EVERY);
                           return new RunnerGateway(ctx, connId, out, control)
-                              .waiting(stash, timers, welcomeTimeout, () -> brain.open(opened));
+                              .waiting(
+                                  stash,
+                                  timers,
+                                  welcomeTimeout,
+                                  () -> brain.open(opened),
+                                  System.nanoTime());
                         })));
   }
 
@@ -151,7 +156,8 @@ final class RunnerGateway {
       StashBuffer<Command> stash,
       TimerScheduler<Command> timers,
       Duration welcomeTimeout,
-      Runnable announce) {
+      Runnable announce,
+      long since) {
     return Behaviors.receive(Command.class)
         .onMessage(
             Reannounce.class,
@@ -163,6 +169,12 @@ final class RunnerGateway {
             Welcome.class,
             w -> {
               timers.cancelAll();
+              long waited = Duration.ofNanos(System.nanoTime() - since).toMillis();
+              if (waited >= REANNOUNCE_EVERY.toMillis()) {
+                // Said only when the brain was away (moving after a node's death, or restoring):
+                // how long this runner's resume waited for it.
+                ctx.getLog().info("{}: the hub brain answered after {} ms", connId, waited);
+              }
               ctx.watchWith(w.core(), new BrainGone());
               return stash.unstashAll(active(w.core()));
             })

@@ -4,6 +4,7 @@ import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskProgress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -93,6 +94,14 @@ public interface HubJournal extends AutoCloseable {
   default List<Entry> restorable() {
     return recorded();
   }
+
+  /**
+   * Readies the store for entries of these tasks of {@code projectId}, which are about to come
+   * (their runners resume), without waiting: a store that keeps tasks in entities starts them now,
+   * so that the first write after a brain moved or restarted does not wait for every task's
+   * recovery at once. Nothing by default.
+   */
+  default void prepare(String projectId, Collection<String> taskIds) {}
 
   /**
    * Records one entry before returning, as durably as the implementation promises.

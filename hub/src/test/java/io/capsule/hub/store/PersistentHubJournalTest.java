@@ -18,9 +18,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.ShardRegion.CurrentShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -149,6 +155,50 @@ class PersistentHubJournalTest {
         finished * (progress + 2) + running + 1,
         withJournal(store, PersistentHubJournal::recorded).size(),
         "every event is still in the store");
+  }
+
+  /**
+   * A brain that restored its tasks prepares the unfinished ones: their entities start (and
+   * recover) then, not inside the first write of their resumed frames; a task not named stays
+   * asleep.
+   */
+  @Test
+  void preparedTasksHaveTheirEntitiesStartedBeforeAnyWrite() {
+    HubStore store = freshStore();
+    RunnerKey runner = new RunnerKey("p", "r-1");
+    withJournal(
+        store,
+        j -> {
+          for (String task : List.of("T-1", "T-2", "T-3")) {
+            j.appendAll(life(runner, task, 3, false));
+          }
+          return null;
+        });
+    Set<String> started =
+        withJournal(
+            store,
+            j -> {
+              j.prepare("p", List.of("T-1", "T-2"));
+              ActorSystem<?> system = j.system();
+              TestProbe<CurrentShardRegionState> probe = TestProbe.create(system);
+              return probe.awaitAssert(
+                  Duration.ofSeconds(15),
+                  () -> {
+                    ClusterSharding.get(system)
+                        .shardState()
+                        .tell(new GetShardRegionState(TaskEntity.KEY, probe.ref()));
+                    Set<String> ids = new TreeSet<>();
+                    probe
+                        .receiveMessage()
+                        .getShards()
+                        .forEach(shard -> ids.addAll(shard.getEntityIds()));
+                    assertEquals(2, ids.size(), "started: " + ids);
+                    return ids;
+                  });
+            });
+    assertEquals(
+        new TreeSet<>(List.of(TaskEntity.entityId("p", "T-1"), TaskEntity.entityId("p", "T-2"))),
+        started);
   }
 
   /** A task's assign, {@code progress} progress frames and (if {@code report}) its report. */

@@ -374,6 +374,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   private Behavior<Command> retry(OptionalInt code, String why) {
     // Failover: the next URL (round-robin); the back-off grows once per round of failed URLs.
     Duration delay = backoff(endpoints.failed());
+    getContext().getLog().info("dialling {} in {} ms", endpoints.current(), delay.toMillis());
     attempt++;
     setState(
         new ConnectionState(ConnectionState.Status.DISCONNECTED, attempt, code, Optional.of(why)));
