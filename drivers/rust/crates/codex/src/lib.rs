@@ -48,7 +48,8 @@ impl Driver for CodexDriver {
     }
 
     fn parse(&mut self, lines: &[String]) -> Vec<Event> {
-        let mut events = Vec::new();
+        // About one event per line: the batch fills it without regrowing.
+        let mut events = Vec::with_capacity(lines.len());
         for line in lines {
             self.parser.parse_line(line, &mut events);
         }

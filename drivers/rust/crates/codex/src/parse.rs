@@ -208,7 +208,7 @@ impl CodexParser {
             Some("command_execution") => {
                 let id = string_or_empty(item.id);
                 if started {
-                    let input = serde_json::json!({ "command": item.command.0.unwrap_or(Value::Null) });
+                    let input = serde_json::json!({ "command": item.command.0.map(|c| *c).unwrap_or(Value::Null) });
                     events.push(Event::ToolCall(ToolCallInfo {
                         id,
                         name: "command_execution".to_owned(),

@@ -1,7 +1,7 @@
 use super::parse::*;
 use super::*;
 use murmur_driver_abi::testing::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 fn golden(name: &str) -> Vec<Event> {
     golden_with(name, 1)

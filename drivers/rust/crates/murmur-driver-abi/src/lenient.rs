@@ -18,12 +18,15 @@
 //!   no longer makes the whole line unreadable (skipping is iterative: no stack is at risk).
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 /// One member read leniently: its scalar value, or only the fact that it is an object or array.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// Kept small (16 bytes on wasm32, where a `Cow<str>` payload made it 24): a line's struct holds
+/// one per member it reads and is moved several times between serde_json and the driver, and on
+/// wasm32 each move is a `memcpy` loop in the guest.
+#[derive(Debug, Clone, Default)]
 pub enum Field<'a> {
     /// Absent or JSON `null`.
     #[default]
@@ -35,16 +38,38 @@ pub enum Field<'a> {
     I64(i64),
     /// Any other number.
     F64(f64),
-    /// Borrowed from the line unless it held escapes.
-    Str(Cow<'a, str>),
+    /// A string borrowed from the line (it held no escapes).
+    Str(&'a str),
+    /// A string that held escapes, unescaped.
+    Owned(Box<str>),
     /// An object or an array, skipped unread.
     Other,
+}
+
+/// Equal as the JSON values they read: a borrowed and an unescaped string with the same text are
+/// the same string.
+impl PartialEq for Field<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.as_str(), other.as_str()) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => match (self, other) {
+                (Field::Null, Field::Null) | (Field::Other, Field::Other) => true,
+                (Field::Bool(a), Field::Bool(b)) => a == b,
+                (Field::U64(a), Field::U64(b)) => a == b,
+                (Field::I64(a), Field::I64(b)) => a == b,
+                (Field::F64(a), Field::F64(b)) => a == b,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
 }
 
 impl<'a> Field<'a> {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Field::Str(s) => Some(s),
+            Field::Owned(s) => Some(s),
             _ => None,
         }
     }
@@ -52,7 +77,8 @@ impl<'a> Field<'a> {
     /// The string as an owned `String`, without a copy when unescaping already made one.
     pub fn into_string(self) -> Option<String> {
         match self {
-            Field::Str(s) => Some(s.into_owned()),
+            Field::Str(s) => Some(s.to_owned()),
+            Field::Owned(s) => Some(s.into_string()),
             _ => None,
         }
     }
@@ -122,15 +148,15 @@ impl<'de: 'a, 'a> Visitor<'de> for FieldVisitor<'a> {
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Field<'a>, E> {
-        Ok(Field::Str(Cow::Borrowed(v)))
+        Ok(Field::Str(v))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Field<'a>, E> {
-        Ok(Field::Str(Cow::Owned(v.to_owned())))
+        Ok(Field::Owned(v.into()))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Field<'a>, E> {
-        Ok(Field::Str(Cow::Owned(v)))
+        Ok(Field::Owned(v.into_boxed_str()))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Field<'a>, E> {
@@ -345,17 +371,20 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Member<T> {
 /// call's input), present even when it is `null`, so `None` means absent as `Value::get` does.
 /// Only lines that have the member pay for its tree.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Json(pub Option<serde_json::Value>);
+///
+/// Boxed: a `Value` (48 bytes on wasm32, an ordered map inline) would make every line's struct
+/// larger, and most lines do not carry the member.
+pub struct Json(pub Option<Box<serde_json::Value>>);
 
 impl Json {
     pub fn get(&self) -> Option<&serde_json::Value> {
-        self.0.as_ref()
+        self.0.as_deref()
     }
 }
 
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        serde_json::Value::deserialize(d).map(|v| Json(Some(v)))
+        serde_json::Value::deserialize(d).map(|v| Json(Some(Box::new(v))))
     }
 }
 

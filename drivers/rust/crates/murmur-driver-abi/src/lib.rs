@@ -97,7 +97,7 @@ macro_rules! export_driver {
             pub unsafe extern "C" fn parse(lines: *mut u8, count: usize) -> *mut u8 {
                 canon::begin_call();
                 let lines = canon::lift_lines(lines, count);
-                canon::lower_event_list(&driver().parse(&lines))
+                canon::lower_event_list(driver().parse(&lines))
             }
 
             #[export_name = "cabi_post_murmur:driver/process@0.6.0#parse"]
@@ -120,7 +120,7 @@ macro_rules! export_driver {
                 let exit = canon::lift_exit_status(
                     code_set, code, signal_set, signal, tail_ptr, tail_len, interrupted, saw_terminal,
                 );
-                canon::lower_event(&driver().classify_exit(&exit))
+                canon::lower_event(driver().classify_exit(&exit))
             }
 
             #[export_name = "cabi_post_murmur:driver/process@0.6.0#classify-exit"]

@@ -1,10 +1,10 @@
 //! Lowering: the driver's results into memory the host lifts, freed by post-return.
 
-use super::{tracked_alloc, OUTBOUND};
+use super::{layout, tracked_alloc, OUTBOUND};
 use crate::types::*;
 
 unsafe fn out(size: usize, align: usize) -> *mut u8 {
-    tracked_alloc(&mut OUTBOUND, size, align)
+    tracked_alloc(&mut OUTBOUND, size, align, true)
 }
 
 unsafe fn wr_u8(base: *mut u8, off: usize, v: u8) {
@@ -20,7 +20,7 @@ unsafe fn wr_u64(base: *mut u8, off: usize, v: u64) {
 }
 
 unsafe fn wr_bytes(base: *mut u8, off: usize, bytes: &[u8]) {
-    let ptr = out(bytes.len(), 1);
+    let ptr = tracked_alloc(&mut OUTBOUND, bytes.len(), 1, false);
     if !bytes.is_empty() {
         core::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, bytes.len());
     }
@@ -32,10 +32,24 @@ unsafe fn wr_string(base: *mut u8, off: usize, s: &str) {
     wr_bytes(base, off, s.as_bytes())
 }
 
-unsafe fn wr_opt_string(base: *mut u8, off: usize, s: &Option<String>) {
+/// Writes an event's string without copying it: its buffer becomes the result's block (a
+/// `String`'s buffer is a global-allocator block of its capacity, align 1), tracked as outbound
+/// and freed by post-return like any other. The event keeps an empty string.
+unsafe fn wr_owned(base: *mut u8, off: usize, s: &mut String) {
+    let s = core::mem::take(s);
+    if s.capacity() == 0 {
+        return wr_string(base, off, "");
+    }
+    let mut s = core::mem::ManuallyDrop::new(s.into_bytes());
+    OUTBOUND.push((s.as_mut_ptr() as usize, layout(s.capacity(), 1)));
+    wr_u32(base, off, s.as_mut_ptr() as u32);
+    wr_u32(base, off + 4, s.len() as u32);
+}
+
+unsafe fn wr_opt_owned(base: *mut u8, off: usize, s: &mut Option<String>) {
     if let Some(s) = s {
         wr_u8(base, off, 1);
-        wr_string(base, off + 4, s);
+        wr_owned(base, off + 4, s);
     }
 }
 
@@ -64,6 +78,23 @@ unsafe fn wr_list<T>(
 ) {
     let ptr = out(items.len() * size, align);
     for (i, item) in items.iter().enumerate() {
+        each(ptr.add(i * size), item);
+    }
+    wr_u32(base, off, ptr as u32);
+    wr_u32(base, off + 4, items.len() as u32);
+}
+
+/// [`wr_list`] for elements whose strings are moved into the result.
+unsafe fn wr_list_mut<T>(
+    base: *mut u8,
+    off: usize,
+    items: &mut [T],
+    size: usize,
+    align: usize,
+    each: impl Fn(*mut u8, &mut T),
+) {
+    let ptr = out(items.len() * size, align);
+    for (i, item) in items.iter_mut().enumerate() {
         each(ptr.add(i * size), item);
     }
     wr_u32(base, off, ptr as u32);
@@ -143,48 +174,49 @@ pub unsafe fn lower_launch_result(r: &Result<LaunchPlan, String>) -> *mut u8 {
     p
 }
 
-unsafe fn wr_event(p: *mut u8, e: &Event) {
+/// Writes one event, moving its strings into the result (see [`wr_owned`]).
+unsafe fn wr_event(p: *mut u8, e: &mut Event) {
     const PAYLOAD: usize = 8;
     let q = p.add(PAYLOAD);
     match e {
         Event::SessionStarted(info) => {
             wr_u8(p, 0, 0);
-            wr_string(q, 0, &info.id);
-            wr_string(q, 8, &info.auth);
-            wr_opt_string(q, 16, &info.model);
+            wr_owned(q, 0, &mut info.id);
+            wr_owned(q, 8, &mut info.auth);
+            wr_opt_owned(q, 16, &mut info.model);
         }
         Event::TextDelta(s) => {
             wr_u8(p, 0, 1);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
         Event::Text(s) => {
             wr_u8(p, 0, 2);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
         Event::ThinkingDelta(s) => {
             wr_u8(p, 0, 3);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
         Event::Thinking(s) => {
             wr_u8(p, 0, 4);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
         Event::ToolCall(call) => {
             wr_u8(p, 0, 5);
-            wr_string(q, 0, &call.id);
-            wr_string(q, 8, &call.name);
-            wr_string(q, 16, &call.input);
+            wr_owned(q, 0, &mut call.id);
+            wr_owned(q, 8, &mut call.name);
+            wr_owned(q, 16, &mut call.input);
         }
         Event::ToolResult(result) => {
             wr_u8(p, 0, 6);
-            wr_string(q, 0, &result.id);
-            wr_string(q, 8, &result.output);
+            wr_owned(q, 0, &mut result.id);
+            wr_owned(q, 8, &mut result.output);
             wr_u8(q, 16, result.is_error as u8);
         }
         Event::Retry(retry) => {
             wr_u8(p, 0, 7);
             wr_u32(q, 0, retry.attempt);
-            wr_string(q, 4, &retry.reason);
+            wr_owned(q, 4, &mut retry.reason);
         }
         Event::Usage(u) => {
             wr_u8(p, 0, 8);
@@ -196,7 +228,7 @@ unsafe fn wr_event(p: *mut u8, e: &Event) {
         }
         Event::TurnEnd(s) => {
             wr_u8(p, 0, 9);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
         Event::TurnFailed(f) => {
             wr_u8(p, 0, 10);
@@ -212,26 +244,26 @@ unsafe fn wr_event(p: *mut u8, e: &Event) {
                     FailureKind::Other => 5,
                 },
             );
-            wr_string(q, 4, &f.message);
+            wr_owned(q, 4, &mut f.message);
         }
         Event::Note(s) => {
             wr_u8(p, 0, 11);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
         Event::ToolCallStarted(start) => {
             wr_u8(p, 0, 12);
-            wr_string(q, 0, &start.id);
-            wr_string(q, 8, &start.name);
+            wr_owned(q, 0, &mut start.id);
+            wr_owned(q, 8, &mut start.name);
         }
         Event::ToolCallProgress(progress) => {
             wr_u8(p, 0, 13);
-            wr_string(q, 0, &progress.id);
+            wr_owned(q, 0, &mut progress.id);
             wr_u64(q, 8, progress.input_bytes);
         }
         Event::Quota(windows) => {
             wr_u8(p, 0, 14);
-            wr_list(q, 0, windows, 64, 8, |w, window| {
-                wr_string(w, 0, &window.name);
+            wr_list_mut(q, 0, windows, 64, 8, |w, window| {
+                wr_owned(w, 0, &mut window.name);
                 if let Some(used) = window.used {
                     wr_u8(w, 8, 1);
                     wr_u64(w, 16, used.to_bits());
@@ -254,20 +286,21 @@ unsafe fn wr_event(p: *mut u8, e: &Event) {
         }
         Event::SuggestedPrompt(s) => {
             wr_u8(p, 0, 15);
-            wr_string(q, 0, s);
+            wr_owned(q, 0, s);
         }
     }
 }
 
-pub unsafe fn lower_event_list(events: &[Event]) -> *mut u8 {
+/// Lowers `parse`'s events, taking their strings as the result's blocks (no copy per string).
+pub unsafe fn lower_event_list(mut events: Vec<Event>) -> *mut u8 {
     let ret = out(8, 4);
-    wr_list(ret, 0, events, 88, 8, |p, e| wr_event(p, e));
+    wr_list_mut(ret, 0, &mut events, 88, 8, |p, e| wr_event(p, e));
     ret
 }
 
-pub unsafe fn lower_event(e: &Event) -> *mut u8 {
+pub unsafe fn lower_event(mut e: Event) -> *mut u8 {
     let p = out(88, 8);
-    wr_event(p, e);
+    wr_event(p, &mut e);
     p
 }
 

@@ -29,7 +29,14 @@ pub(crate) fn trap() -> ! {
     core::arch::wasm32::unreachable()
 }
 
-pub(crate) unsafe fn tracked_alloc(list: &mut Vec<(usize, Layout)>, size: usize, align: usize) -> *mut u8 {
+/// A block for a result, freed by post-return; zeroed when `zeroed` (a record whose padding and
+/// unset options the host reads), else left as the allocator gives it (bytes about to be copied in).
+pub(crate) unsafe fn tracked_alloc(
+    list: &mut Vec<(usize, Layout)>,
+    size: usize,
+    align: usize,
+    zeroed: bool,
+) -> *mut u8 {
     if size == 0 {
         // A zero-length string or list needs an aligned, never-dereferenced pointer.
         return align.max(1) as *mut u8;
@@ -38,7 +45,7 @@ pub(crate) unsafe fn tracked_alloc(list: &mut Vec<(usize, Layout)>, size: usize,
         Ok(layout) => layout,
         Err(_) => trap(),
     };
-    let ptr = alloc_zeroed(layout);
+    let ptr = if zeroed { alloc_zeroed(layout) } else { alloc(layout) };
     if ptr.is_null() {
         trap();
     }
