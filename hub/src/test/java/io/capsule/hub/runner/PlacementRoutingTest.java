@@ -4,15 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.capsule.hub.ReferenceHub;
-import io.capsule.protocol.token.TokenScope;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import io.capsule.hub.store.HubJournal;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
@@ -28,25 +23,17 @@ import org.junit.jupiter.api.Test;
 class PlacementRoutingTest {
   private static final String PROJECT = "p-place";
   private final ActorTestKit kit = ActorTestKit.create();
-  private final HttpClient http = HttpClient.newHttpClient();
   private ReferenceHub hub;
+  private HubCalls api;
   private WsFixture.RawPeer alpha;
   private WsFixture.RawPeer beta;
 
   @BeforeEach
   void start() throws Exception {
-    hub =
-        ReferenceHub.start(
-                kit.system(),
-                // The raw runners answer no ping: a long dead-after keeps them connected while a
-                // loaded machine serves the first requests slowly (2 s dropped them here).
-                WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
-                WsFixture.TOKENS,
-                PROJECT,
-                "127.0.0.1",
-                0)
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
+    // The raw runners answer no ping: a long dead-after keeps them connected while a loaded
+    // machine serves the first requests slowly (2 s dropped them here).
+    hub = WsFixture.hub(kit.system(), PROJECT, Duration.ofSeconds(60), HubJournal.none());
+    api = new HubCalls(PROJECT, hub::apiUrl);
     alpha = runner("r-alpha", "capsule:alpha", "slots:1");
     beta = runner("r-beta", "capsule:beta", "capsule:gamma", "slots:2");
   }
@@ -57,27 +44,12 @@ class PlacementRoutingTest {
     kit.shutdownTestKit();
   }
 
-  /** A runner that said hello; the ack the hub answers proves the hub has taken its hello in. */
   private WsFixture.RawPeer runner(String id, String... capabilities) throws Exception {
-    WsFixture.RawPeer p =
-        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, id));
-    String[] caps = new String[capabilities.length + 1];
-    caps[0] = "ack";
-    System.arraycopy(capabilities, 0, caps, 1, capabilities.length);
-    p.send(WsFixture.hello(PROJECT, caps));
-    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
-    return p;
+    return WsFixture.runner(kit.system(), hub.runnerUrl(), PROJECT, id, capabilities);
   }
 
   private HttpResponse<String> submit(String body) throws Exception {
-    String token =
-        WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
-    return http.send(
-        HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
-            .header("Authorization", "Bearer " + token)
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return api.submit(body);
   }
 
   @Test
@@ -97,16 +69,9 @@ class PlacementRoutingTest {
   @Test
   void theRunnersListShowsWhatPlacementSeesOfEachRunner() throws Exception {
     assertEquals(201, submit("{\"capsule\":\"gamma\",\"goal\":\"g\",\"id\":\"t-g\"}").statusCode());
-    String token =
-        WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/runners"))
-                .header("Authorization", "Bearer " + token)
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = api.get("/v1/runners");
     assertEquals(200, r.statusCode());
-    JsonNode runners = new ObjectMapper().readTree(r.body());
+    JsonNode runners = HubCalls.json(r);
     assertEquals(2, runners.size(), r.body());
     JsonNode a = runners.get(0);
     JsonNode b = runners.get(1);

@@ -17,8 +17,6 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenScope;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -33,6 +31,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,11 +54,21 @@ class ReplacementTest {
               .pekkoConfig()
               .withFallback(HubCluster.singleNode())
               .withFallback(ConfigFactory.load()));
-  private final HttpClient http = HttpClient.newHttpClient();
-  private final String token =
-      WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
   private final List<Stream<String>> streams = new ArrayList<>();
   private ReferenceHub hub;
+  private HubCalls api;
+
+  @BeforeEach
+  void start() throws Exception {
+    store.migrate();
+    hub =
+        WsFixture.hub(
+            kit.system(),
+            PROJECT,
+            Duration.ofSeconds(2),
+            PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
+    api = new HubCalls(PROJECT, hub::apiUrl);
+  }
 
   @AfterEach
   void stop() throws Exception {
@@ -72,27 +81,9 @@ class ReplacementTest {
 
   @Test
   void aTaskOfARunnerGonePastDeadAfterRunsOnAnotherAndKeepsItsEvents() throws Exception {
-    store.migrate();
-    hub =
-        ReferenceHub.start(
-                kit.system(),
-                WsFixture.fast().deadAfter(Duration.ofSeconds(2)).build(),
-                WsFixture.TOKENS,
-                PROJECT,
-                "127.0.0.1",
-                0,
-                PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)))
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
     WsFixture.RawPeer a = runner("r-a", "{}");
     HttpResponse<String> submitted =
-        http.send(
-            request("/v1/tasks")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
     assertEquals(201, submitted.statusCode(), submitted.body());
     WsFixture.await(a.received, s -> s.contains("task.assign"));
     a.send(progress(1, "a"));
@@ -132,6 +123,35 @@ class ReplacementTest {
     assertEquals("done", after.get("report").get("status").asText(), after.toString());
   }
 
+  @Test
+  void aTaskTakenFromTheOnlyRunnerWithItsCapsuleWaitsAndANewTaskRunsThere() throws Exception {
+    WsFixture.RawPeer a = runner("r-a", "{}");
+    assertEquals(
+        201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}").statusCode());
+    WsFixture.await(a.received, s -> s.contains("task.assign"));
+    a.send(progress(1, "a"));
+    awaitTask(t -> t.get("events").asInt() == 1);
+    a.cut(); // and not back within dead-after
+    awaitTask(t -> "queued".equals(t.get("state").asText()));
+
+    // Back after dead-after: it is told to cancel the task, and the task is not placed on it
+    // again (its sequencing of t-1 is spent); it waits, saying why.
+    WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
+    WsFixture.await(back.received, s -> s.contains("task.cancel") && s.contains("\"t-1\""));
+    JsonNode waiting = awaitTask(t -> t.get("waiting").asText().contains("not counting r-a"));
+    assertEquals("queued", waiting.get("state").asText(), waiting.toString());
+    assertTrue(waiting.get("waiting").asText().contains("E-HUB-008"), waiting.toString());
+
+    // What the README tells its user to do: cancel it and submit it again, as a new task.
+    HttpResponse<String> canceled = api.send(TokenScope.API, "POST", "/v1/tasks/t-1/cancel", null);
+    assertEquals(200, canceled.statusCode(), canceled.body());
+    assertTrue(task().get("report").isObject(), task().toString());
+    assertEquals(
+        201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-2\"}").statusCode());
+    String assign = WsFixture.await(back.received, s -> s.contains("task.assign"));
+    assertTrue(assign.contains("\"t-2\""), assign);
+  }
+
   /** A runner with the capsule that answers pings; {@code resume} is its hello.resume. */
   private WsFixture.RawPeer runner(String id, String resume) throws Exception {
     WsFixture.RawPeer p =
@@ -144,37 +164,21 @@ class ReplacementTest {
     return p;
   }
 
-  private HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
-        .header("Authorization", "Bearer " + token)
-        .timeout(WsFixture.WAIT);
-  }
-
   private JsonNode task() throws Exception {
-    return new ObjectMapper()
-        .readTree(
-            http.send(request("/v1/tasks/t-1").build(), HttpResponse.BodyHandlers.ofString())
-                .body());
+    return api.task("t-1");
   }
 
-  /** Asks for the task (bounded by the fixture's wait) until it matches. */
   private JsonNode awaitTask(Predicate<JsonNode> match) throws Exception {
-    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
-    JsonNode t = task();
-    while (!match.test(t)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the task never matched: " + t);
-      }
-      t = task();
-    }
-    return t;
+    return api.awaitTask("t-1", match);
   }
 
   /** The task's events stream; each event arrives as "id:N event data-field". */
   private BlockingQueue<String> watch(Optional<String> lastEventId) throws Exception {
-    HttpRequest.Builder req = request("/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
+    HttpRequest.Builder req =
+        api.request(TokenScope.API, "/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
     lastEventId.ifPresent(id -> req.header("Last-Event-ID", id));
-    HttpResponse<Stream<String>> r = http.send(req.build(), HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> r =
+        api.http().send(req.build(), HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, r.statusCode());
     streams.add(r.body());
     BlockingQueue<String> events = new LinkedBlockingQueue<>();

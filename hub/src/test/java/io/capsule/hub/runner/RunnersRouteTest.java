@@ -4,17 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.hub.ReferenceHub;
-import io.capsule.protocol.token.TokenScope;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ws.Disconnect;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -28,10 +23,9 @@ import org.junit.jupiter.api.Test;
  */
 class RunnersRouteTest {
   private static final String PROJECT = "p-runners";
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http = HttpClient.newHttpClient();
   private ActorTestKit kit;
   private ReferenceHub hub;
+  private HubCalls api;
 
   @AfterEach
   void stop() throws Exception {
@@ -44,42 +38,20 @@ class RunnersRouteTest {
         ActorTestKit.create(
             ConfigFactory.parseString("capsule.hub.runner-age-out = " + ageOut)
                 .withFallback(ConfigFactory.load()));
-    hub =
-        ReferenceHub.start(
-                kit.system(),
-                WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
-                WsFixture.TOKENS,
-                PROJECT,
-                "127.0.0.1",
-                0)
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
+    hub = WsFixture.hub(kit.system(), PROJECT, Duration.ofSeconds(60), HubJournal.none());
+    api = new HubCalls(PROJECT, hub::apiUrl);
   }
 
   private void connect(String id, String... capabilities) throws Exception {
-    WsFixture.RawPeer p =
-        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, id));
-    String[] caps = new String[capabilities.length + 1];
-    caps[0] = "ack";
-    System.arraycopy(capabilities, 0, caps, 1, capabilities.length);
-    p.send(WsFixture.hello(PROJECT, caps));
-    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
+    WsFixture.runner(kit.system(), hub.runnerUrl(), PROJECT, id, capabilities);
   }
 
   /** Runner id → its entry in the list. */
   private TreeMap<String, JsonNode> runners() throws Exception {
-    String token =
-        WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/runners"))
-                .header("Authorization", "Bearer " + token)
-                .timeout(WsFixture.WAIT)
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = api.get("/v1/runners");
     assertEquals(200, r.statusCode(), r.body());
     TreeMap<String, JsonNode> out = new TreeMap<>();
-    JSON.readTree(r.body()).forEach(n -> out.put(n.get("id").asText(), n));
+    HubCalls.json(r).forEach(n -> out.put(n.get("id").asText(), n));
     return out;
   }
 

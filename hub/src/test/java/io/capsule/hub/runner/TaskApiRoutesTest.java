@@ -4,15 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenScope;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -32,30 +31,19 @@ import org.junit.jupiter.api.Test;
 class TaskApiRoutesTest {
   private static final String PROJECT = "p-api";
   private static final FrameCodec CODEC = FrameCodec.shared();
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final ActorTestKit kit = ActorTestKit.create();
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
   private ReferenceHub hub;
+  private HubCalls api;
   private WsFixture.RawPeer runner;
 
   @BeforeEach
   void start() throws Exception {
-    hub =
-        ReferenceHub.start(
-                kit.system(),
-                // The raw runners answer no ping: a long dead-after keeps them connected while a
-                // loaded machine serves the first requests slowly (2 s dropped them here).
-                WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
-                WsFixture.TOKENS,
-                PROJECT,
-                "127.0.0.1",
-                0)
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
-    runner = new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-a"));
-    runner.send(WsFixture.hello(PROJECT, "ack", "capsule:hello", "slots:4"));
-    WsFixture.await(runner.received, s -> s.contains("\"type\":\"ack\""));
+    // The raw runners answer no ping: a long dead-after keeps them connected while a loaded
+    // machine serves the first requests slowly (2 s dropped them here).
+    hub = WsFixture.hub(kit.system(), PROJECT, Duration.ofSeconds(60), HubJournal.none());
+    api = new HubCalls(PROJECT, hub::apiUrl);
+    runner =
+        WsFixture.runner(kit.system(), hub.runnerUrl(), PROJECT, "r-a", "capsule:hello", "slots:4");
   }
 
   @AfterEach
@@ -66,22 +54,11 @@ class TaskApiRoutesTest {
 
   private HttpResponse<String> send(TokenScope scope, String method, String path, String body)
       throws Exception {
-    String token = WsFixture.TOKENS.issue(PROJECT, Optional.empty(), scope, Duration.ofMinutes(5));
-    return http.send(
-        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
-            .header("Authorization", "Bearer " + token)
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body))
-            .timeout(WsFixture.WAIT)
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return api.send(scope, method, path, body);
   }
 
   private static JsonNode json(HttpResponse<String> r) throws Exception {
-    return JSON.readTree(r.body());
+    return HubCalls.json(r);
   }
 
   @Test
@@ -238,20 +215,22 @@ class TaskApiRoutesTest {
     String other =
         WsFixture.TOKENS.issue("p-other", Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
     HttpResponse<String> foreign =
-        http.send(
-            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
-                .header("Authorization", "Bearer " + other)
-                .timeout(WsFixture.WAIT)
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        api.http()
+            .send(
+                HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
+                    .header("Authorization", "Bearer " + other)
+                    .timeout(WsFixture.WAIT)
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     refused(foreign, 403, "E-API-006");
 
     HttpResponse<String> anonymous =
-        http.send(
-            HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
-                .timeout(WsFixture.WAIT)
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        api.http()
+            .send(
+                HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks"))
+                    .timeout(WsFixture.WAIT)
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(401, anonymous.statusCode(), anonymous.body());
     assertTrue(json(anonymous).get("code").asText().startsWith("E-PRO-"), anonymous.body());
   }

@@ -19,8 +19,6 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenScope;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -52,11 +50,9 @@ class TaskEventsFromJournalTest {
   private static final String PROJECT = "p-sse";
   private static final FrameCodec CODEC = FrameCodec.shared();
   private final ActorTestKit kit = ActorTestKit.create();
-  private final HttpClient http = HttpClient.newHttpClient();
   private final List<ActorTestKit> nodes = new ArrayList<>();
-  private final String token =
-      WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
   private ReferenceHub hub;
+  private HubCalls api;
   private final List<Stream<String>> streams = new ArrayList<>();
 
   @TempDir Path state;
@@ -88,49 +84,30 @@ class TaskEventsFromJournalTest {
   /** A hub whose store polls once a minute: an event seen within the waits came by the push. */
   private WsFixture.RawPeer hubWithRunner() throws Exception {
     ActorTestKit store = storeNode("store", Duration.ofMinutes(1));
+    // The raw runner answers no ping: a long dead-after keeps it connected while the store's
+    // first writes warm up on a loaded machine.
     hub =
-        ReferenceHub.start(
-                kit.system(),
-                // The raw runner answers no ping: a long dead-after keeps it connected while the
-                // store's first writes warm up on a loaded machine.
-                WsFixture.fast().deadAfter(Duration.ofSeconds(60)).build(),
-                WsFixture.TOKENS,
-                PROJECT,
-                "127.0.0.1",
-                0,
-                PersistentHubJournal.open(store.system(), Duration.ofSeconds(20)))
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
+        WsFixture.hub(
+            kit.system(),
+            PROJECT,
+            Duration.ofSeconds(60),
+            PersistentHubJournal.open(store.system(), Duration.ofSeconds(20)));
+    api = new HubCalls(PROJECT, hub::apiUrl);
     WsFixture.RawPeer runner =
-        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-a"));
-    runner.send(WsFixture.hello(PROJECT, "ack", "capsule:hello", "slots:2"));
-    WsFixture.await(runner.received, s -> s.contains("\"type\":\"ack\""));
-    HttpResponse<String> r =
-        http.send(
-            request("/v1/tasks")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        WsFixture.runner(kit.system(), hub.runnerUrl(), PROJECT, "r-a", "capsule:hello", "slots:2");
+    HttpResponse<String> r = api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
     assertEquals(201, r.statusCode(), r.body());
     WsFixture.await(runner.received, s -> s.contains("task.assign"));
     return runner;
   }
 
-  private HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
-        .header("Authorization", "Bearer " + token)
-        .timeout(WsFixture.WAIT);
-  }
-
   /** Opens the events stream; its {@code id:}/{@code event:} lines arrive in the queue. */
   private BlockingQueue<String> watch(Optional<String> lastEventId) throws Exception {
     HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create(hub.apiUrl() + "/v1/tasks/t-1/events"))
-            .header("Authorization", "Bearer " + token);
+        api.request(TokenScope.API, "/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
     lastEventId.ifPresent(id -> req.header("Last-Event-ID", id));
-    HttpResponse<Stream<String>> r = http.send(req.build(), HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> r =
+        api.http().send(req.build(), HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, r.statusCode());
     streams.add(r.body());
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -156,16 +133,7 @@ class TaskEventsFromJournalTest {
 
   /** Asks the task (bounded) until the hub applied {@code n} events: they are in the journal. */
   private void awaitApplied(int n) throws Exception {
-    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
-    String body = "";
-    while (System.nanoTime() < deadline) {
-      body =
-          http.send(request("/v1/tasks/t-1").build(), HttpResponse.BodyHandlers.ofString()).body();
-      if (body.contains("\"events\":" + n + ",")) {
-        return;
-      }
-    }
-    throw new AssertionError("the hub did not apply " + n + " events: " + body);
+    api.awaitTask("t-1", t -> t.get("events").asInt() == n);
   }
 
   /** The next {@code n} lines of {@code lines} (each within the fixture's wait). */

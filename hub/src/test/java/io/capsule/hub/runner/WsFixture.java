@@ -1,5 +1,7 @@
 package io.capsule.hub.runner;
 
+import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Ping;
@@ -166,6 +168,36 @@ final class WsFixture {
     int awaitClose() throws Exception {
       return closeCode.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * A reference hub of {@code project} on 127.0.0.1:0 with the fast settings and {@code deadAfter}
+   * (raw runners answer no ping unless told to: a long one keeps them connected on a loaded
+   * machine), journaling to {@code journal}.
+   */
+  static ReferenceHub hub(
+      ActorSystem<?> system, String project, Duration deadAfter, HubJournal journal)
+      throws Exception {
+    return ReferenceHub.start(
+            system, fast().deadAfter(deadAfter).build(), TOKENS, project, "127.0.0.1", 0, journal)
+        .toCompletableFuture()
+        .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  /**
+   * A raw runner {@code id} that said hello with capability {@code ack} and {@code capabilities};
+   * the ack the hub answers proves the hub has taken its hello in.
+   */
+  static RawPeer runner(
+      ActorSystem<?> system, String url, String project, String id, String... capabilities)
+      throws Exception {
+    RawPeer p = new RawPeer(system, url, token(project, id));
+    String[] caps = new String[capabilities.length + 1];
+    caps[0] = "ack";
+    System.arraycopy(capabilities, 0, caps, 1, capabilities.length);
+    p.send(hello(project, caps));
+    await(p.received, s -> s.contains("\"type\":\"ack\""));
+    return p;
   }
 
   static String hello(String project, String... capabilities) {
