@@ -56,7 +56,8 @@ public final class ProcessGroup {
    * then nothing is scanned in {@code /proc} and nothing is awaited: the run's end does not wait
    * for two scans of every process on the machine. An exited leader's descendants are not found
    * through it any more (they were reparented); whatever stayed in the group, the group signal
-   * finds.
+   * finds. (A group whose every member refuses the signal, {@code EPERM}, is let go the same way:
+   * no kill of ours could end it, and before, the bounded wait only delayed the report.)
    *
    * @return false when the leader had exited and its group was already empty (nothing was killed or
    *     awaited); true when the kill and the wait ran
