@@ -49,8 +49,23 @@ public final class ProcessGroup {
    * exist yet, it is signalled once more after the leader is dead: anything the leader forked after
    * its {@code setsid} is in the group by then. Then waits (bounded) until every member has died.
    * Used for harnesses, version probes and login checks, and the bridge's tool calls alike.
+   *
+   * <p>The common end of a run is a leader that has exited (and been reaped) and left nothing
+   * behind. One {@code kill(2)} tells: a group with no process left, not even a zombie, answers
+   * {@code ESRCH}, and an empty group gains no member (joining one needs a member to be there), so
+   * then nothing is scanned in {@code /proc} and nothing is awaited: the run's end does not wait
+   * for two scans of every process on the machine. An exited leader's descendants are not found
+   * through it any more (they were reparented); whatever stayed in the group, the group signal
+   * finds. (A group whose every member refuses the signal, {@code EPERM}, is let go the same way:
+   * no kill of ours could end it, and before, the bounded wait only delayed the report.)
+   *
+   * @return false when the leader had exited and its group was already empty (nothing was killed or
+   *     awaited); true when the kill and the wait ran
    */
-  public static void killAll(long pgid, ProcessHandle leader) {
+  public static boolean killAll(long pgid, ProcessHandle leader) {
+    if (!leader.isAlive() && !signal(pgid, "KILL")) {
+      return false;
+    }
     List<ProcessHandle> descendants = leader.descendants().toList();
     boolean groupExisted = signal(pgid, "KILL");
     leader.destroyForcibly();
@@ -59,6 +74,7 @@ public final class ProcessGroup {
       signal(pgid, "KILL");
     }
     awaitGone(pgid, KILL_SETTLE);
+    return true;
   }
 
   /**

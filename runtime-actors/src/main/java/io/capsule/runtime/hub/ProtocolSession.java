@@ -4,6 +4,7 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.metrics.RuntimeMetrics;
 import io.capsule.runtime.run.CapsuleRun;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -31,6 +32,16 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
   public record Progress(RunEvent event) implements Command {
     public Progress {
       Objects.requireNonNull(event, "event");
+    }
+  }
+
+  /**
+   * The progress events of one parsed batch, in order: handed on as if each came as its own {@link
+   * Progress}, for one message instead of one per event.
+   */
+  public record ProgressAll(List<RunEvent> events) implements Command {
+    public ProgressAll {
+      events = List.copyOf(events);
     }
   }
 
@@ -75,20 +86,26 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Progress.class, this::onProgress)
+        .onMessage(Progress.class, p -> onProgress(p.event()))
+        .onMessage(ProgressAll.class, this::onProgressAll)
         .onMessage(Finish.class, this::onFinish)
         .onMessage(HubCancel.class, this::onHubCancel)
         .build();
   }
 
-  private Behavior<Command> onProgress(Progress p) {
+  private Behavior<Command> onProgress(RunEvent event) {
     if (reported) {
       return this;
     }
     seq++;
-    RuntimeMetrics.get(getContext().getSystem()).on(p.event()); // meters derive from events
-    listener.ifPresent(l -> l.tell(p.event()));
-    hub.ifPresent(h -> h.tell(new HubLink.SendProgress(p.event())));
+    RuntimeMetrics.get(getContext().getSystem()).on(event); // meters derive from events
+    listener.ifPresent(l -> l.tell(event));
+    hub.ifPresent(h -> h.tell(new HubLink.SendProgress(event)));
+    return this;
+  }
+
+  private Behavior<Command> onProgressAll(ProgressAll all) {
+    all.events().forEach(this::onProgress);
     return this;
   }
 

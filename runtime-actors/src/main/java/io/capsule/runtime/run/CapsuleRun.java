@@ -449,7 +449,7 @@ public final class CapsuleRun {
     events.stream().filter(Event::isTerminal).forEach(t -> RunLog.turnEnded(taskId, t.witName()));
     LedgerStep step = ledger.apply(events, services.clock().instant());
     journal.trace(step.trace());
-    step.progress().forEach(journal::progress);
+    journal.progress(step.progress());
     step.ending().ifPresent(this::decideOnly);
   }
 

@@ -53,6 +53,13 @@ final class RunJournal {
     session.tell(new ProtocolSession.Progress(e));
   }
 
+  /** Several events in order (a parsed batch's): one message to the session, not one each. */
+  void progress(List<RunEvent> events) {
+    if (!events.isEmpty()) {
+      session.tell(new ProtocolSession.ProgressAll(events));
+    }
+  }
+
   /** The run entered {@code phase}: reported as progress. */
   void phase(RunPhase phase) {
     progress(new RunEvent.StateChanged(taskId, phase));

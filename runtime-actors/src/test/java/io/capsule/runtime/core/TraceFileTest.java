@@ -82,6 +82,35 @@ class TraceFileTest {
   }
 
   @Test
+  void linesWrittenWhileTheirTaskWaitsShareThatTask() throws Exception {
+    java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+    int[] tasks = {0};
+    Path dir = root.resolve("runs/run-3");
+    TraceFile trace =
+        new TraceFile(
+            dir,
+            clock,
+            r -> {
+              tasks[0]++;
+              queued.add(r);
+            });
+    for (int i = 0; i < 100; i++) {
+      trace.write(TraceRecord.of("note").with("i", i)); // a batch's records, the disk not reached
+    }
+    var closed = trace.close();
+    while (!queued.isEmpty()) {
+      queued.poll().run();
+    }
+    assertTrue(closed.isDone());
+    assertEquals(3, tasks[0], "open, the hundred lines, close");
+    List<String> lines = Files.readAllLines(dir.resolve("trace.jsonl"));
+    assertEquals(100, lines.size());
+    for (int i = 0; i < 100; i++) {
+      assertTrue(lines.get(i).endsWith("\"i\":" + i + "}"), lines.get(i));
+    }
+  }
+
+  @Test
   void closingTwiceIsHarmless() throws Exception {
     TraceFile trace = new TraceFile(root.resolve("r"), clock, io);
     trace.write(TraceRecord.of("run_start"));

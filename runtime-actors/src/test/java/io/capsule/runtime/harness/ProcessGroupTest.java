@@ -49,6 +49,30 @@ class ProcessGroupTest {
   }
 
   @Test
+  void anExitedLeaderThatLeftNothingIsDoneWithoutAKillOrAWait() throws Exception {
+    Process leader =
+        new ProcessBuilder(ProcessGroup.SETSID.toString(), "/bin/sh", "-c", "exit 3")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    assertEquals(3, leader.waitFor());
+    assertFalse(ProcessGroup.killAll(leader.pid(), leader.toHandle()), "nothing left to kill");
+    assertEquals(List.of(), ProcessGroup.liveMembers(leader.pid()));
+  }
+
+  @Test
+  void aChildLeftInTheGroupByAnExitedLeaderIsStillKilled() throws Exception {
+    Process leader =
+        new ProcessBuilder(
+                ProcessGroup.SETSID.toString(), "/bin/sh", "-c", "sleep 60 >/dev/null 2>&1 &")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    assertEquals(0, leader.waitFor());
+    assertEquals(1, ProcessGroup.liveMembers(leader.pid()).size(), "the orphaned sleep");
+    assertTrue(ProcessGroup.killAll(leader.pid(), leader.toHandle()), "the orphan was killed");
+    assertEquals(List.of(), ProcessGroup.liveMembers(leader.pid()));
+  }
+
+  @Test
   void awaitingAGroupThatIsGoneReturnsAtOnce() throws Exception {
     Process leader = busyGroup();
     ProcessGroup.killAll(leader.pid(), leader.toHandle());

@@ -1,0 +1,75 @@
+package io.capsule.runtime.hub;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import io.capsule.runtime.run.CapsuleRun;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ProtocolSession} with a local listener: a parsed batch's events come as one message and
+ * reach the listener one by one, in order, interleaved rightly with single events; nothing after
+ * the report.
+ */
+class ProtocolSessionTest {
+
+  private final ActorTestKit kit = ActorTestKit.create();
+  private final TestProbe<RunEvent> listener = kit.createTestProbe();
+  private final TestProbe<CapsuleRun.Command> run = kit.createTestProbe();
+  private final TestProbe<ProtocolSession.Reported> reported = kit.createTestProbe();
+
+  @AfterEach
+  void stop() {
+    kit.shutdownTestKit();
+  }
+
+  private static RunEvent text(String t) {
+    return new RunEvent.TextCompleted("t", t);
+  }
+
+  private static RunOutcome done() {
+    return new RunOutcome(
+        "t",
+        RunStatus.DONE,
+        Optional.of("r"),
+        1,
+        UsageSplit.ZERO,
+        Optional.empty(),
+        Optional.empty(),
+        "done",
+        Optional.empty(),
+        Duration.ofSeconds(1),
+        Set.of());
+  }
+
+  @Test
+  void aBatchOfEventsReachesTheListenerOneByOneInOrder() {
+    ActorRef<ProtocolSession.Command> session =
+        kit.spawn(
+            ProtocolSession.create("t", Optional.of(listener.ref()), Optional.empty(), run.ref()));
+    session.tell(new ProtocolSession.Progress(text("a")));
+    session.tell(new ProtocolSession.ProgressAll(List.of(text("b"), text("c"), text("d"))));
+    session.tell(new ProtocolSession.Progress(text("e")));
+    session.tell(new ProtocolSession.Finish(done(), reported.ref()));
+    session.tell(new ProtocolSession.ProgressAll(List.of(text("late"))));
+
+    for (String t : List.of("a", "b", "c", "d", "e")) {
+      assertEquals(text(t), listener.receiveMessage());
+    }
+    assertEquals(new RunEvent.Finished(done()), listener.receiveMessage());
+    assertEquals("t", reported.receiveMessage().taskId());
+    listener.expectNoMessage(Duration.ofMillis(100)); // the late batch is dropped
+    run.expectNoMessage(Duration.ZERO);
+  }
+}
