@@ -39,7 +39,15 @@ class HubServerTest {
   void bind() throws Exception {
     hub =
         HubServer.create(
-                kit.system(), WsFixture.fast().frameCapBytes(CAP).build(), WsFixture.TOKENS)
+                kit.system(),
+                // The hello deadline well before dead-after, as in the defaults (10 s, 45 s): at
+                // 2 s each, the idle cut (1011) raced the hello timer (1008) on a loaded machine.
+                WsFixture.fast()
+                    .frameCapBytes(CAP)
+                    .helloTimeout(Duration.ofSeconds(1))
+                    .deadAfter(Duration.ofSeconds(4))
+                    .build(),
+                WsFixture.TOKENS)
             .bind("127.0.0.1", 0)
             .toCompletableFuture()
             .get(20, TimeUnit.SECONDS);
