@@ -36,15 +36,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A runner gone longer than {@code dead-after} has its unfinished task placed again, over real
- * sockets and a real (in-memory H2) store: runner A takes the task and sends two events, its
- * connection ends and it does not come back in time; the task waits queued ({@code E-HUB-008}),
- * runner B connects, takes it and finishes it. The task's events show A's then B's with ids that
- * run on (a {@code Last-Event-ID} from A's run resumes into B's), and one report. When A comes back
- * it is told to cancel the task, and its own report is refused ({@code E-PRO-011}), not applied.
+ * sockets and a real (in-memory H2) store, as the task's next attempt (wire id {@code
+ * t-1~attempt-2}): on runner B, which finishes it, or on A itself once it is back with a free slot.
+ * The task's events show both attempts' with ids that run on (a {@code Last-Event-ID} from the
+ * first resumes into the second), and one report. A, back, is told to cancel the first attempt, and
+ * what it still sends for it is refused ({@code E-PRO-011}), not applied.
  */
 class ReplacementTest {
   private static final String PROJECT = "p-again";
   private static final FrameCodec CODEC = FrameCodec.shared();
+
+  /** What runners know the second attempt of t-1 by. */
+  static final String WIRE_2 = "t-1~attempt-2";
 
   private final HubStore store = HubStore.memory();
   private final ActorTestKit kit =
@@ -86,8 +89,8 @@ class ReplacementTest {
         api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
     assertEquals(201, submitted.statusCode(), submitted.body());
     WsFixture.await(a.received, s -> s.contains("task.assign"));
-    a.send(progress(1, "a"));
-    a.send(progress(2, "a"));
+    a.send(progress("t-1", 1, "a"));
+    a.send(progress("t-1", 2, "a"));
     awaitTask(t -> t.get("events").asInt() == 2);
 
     a.cut(); // and not back within dead-after
@@ -97,9 +100,9 @@ class ReplacementTest {
 
     WsFixture.RawPeer b = runner("r-b", "{}");
     String assign = WsFixture.await(b.received, s -> s.contains("task.assign"));
-    assertTrue(assign.contains("\"t-1\""), assign);
-    b.send(progress(1, "b"));
-    b.send(report(2));
+    assertTrue(assign.contains("\"" + WIRE_2 + "\""), assign); // its second attempt
+    b.send(progress(WIRE_2, 1, "b"));
+    b.send(report(WIRE_2, 2));
     JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
     assertEquals(PROJECT + "/r-b", done.get("runner").asText(), done.toString());
 
@@ -114,7 +117,7 @@ class ReplacementTest {
     WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
     String cancel = WsFixture.await(back.received, s -> s.contains("task.cancel"));
     assertTrue(cancel.contains("\"t-1\"") && cancel.contains("E-HUB-008"), cancel);
-    back.send(report(3));
+    back.send(report("t-1", 3));
     String refused = WsFixture.await(back.received, s -> s.contains("\"type\":\"error\""));
     assertTrue(
         refused.contains("E-PRO-011") && refused.contains("nothing of it was applied"), refused);
@@ -124,32 +127,58 @@ class ReplacementTest {
   }
 
   @Test
-  void aTaskTakenFromTheOnlyRunnerWithItsCapsuleWaitsAndANewTaskRunsThere() throws Exception {
+  void theSameRunnerBackAfterDeadAfterRunsTheTaskAgainAsANewAttempt() throws Exception {
     WsFixture.RawPeer a = runner("r-a", "{}");
     assertEquals(
         201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}").statusCode());
     WsFixture.await(a.received, s -> s.contains("task.assign"));
-    a.send(progress(1, "a"));
+    a.send(progress("t-1", 1, "a"));
     awaitTask(t -> t.get("events").asInt() == 1);
     a.cut(); // and not back within dead-after
-    awaitTask(t -> "queued".equals(t.get("state").asText()));
+    JsonNode queued = awaitTask(t -> "queued".equals(t.get("state").asText()));
+    assertTrue(queued.get("waiting").asText().contains("E-HUB-008"), queued.toString());
 
-    // Back after dead-after: it is told to cancel the task, and the task is not placed on it
-    // again (its sequencing of t-1 is spent); it waits, saying why.
+    // Back after dead-after, having applied the assign (hub seq 1): it hears the old run's cancel,
+    // then the task again under its second attempt's wire id, in its free slot.
     WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
-    WsFixture.await(back.received, s -> s.contains("task.cancel") && s.contains("\"t-1\""));
-    JsonNode waiting = awaitTask(t -> t.get("waiting").asText().contains("not counting r-a"));
-    assertEquals("queued", waiting.get("state").asText(), waiting.toString());
-    assertTrue(waiting.get("waiting").asText().contains("E-HUB-008"), waiting.toString());
-
-    // What the README tells its user to do: cancel it and submit it again, as a new task.
-    HttpResponse<String> canceled = api.send(TokenScope.API, "POST", "/v1/tasks/t-1/cancel", null);
-    assertEquals(200, canceled.statusCode(), canceled.body());
-    assertTrue(task().get("report").isObject(), task().toString());
-    assertEquals(
-        201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-2\"}").statusCode());
+    String cancel = WsFixture.await(back.received, s -> s.contains("task.cancel"));
+    assertTrue(cancel.contains("\"t-1\"") && cancel.contains("E-HUB-008"), cancel);
     String assign = WsFixture.await(back.received, s -> s.contains("task.assign"));
-    assertTrue(assign.contains("\"t-2\""), assign);
+    assertTrue(assign.contains("\"" + WIRE_2 + "\""), assign);
+    JsonNode running = awaitTask(t -> "assigned".equals(t.get("state").asText()));
+    assertEquals(PROJECT + "/r-a", running.get("runner").asText(), running.toString());
+    assertEquals("t-1", running.get("task").get("id").asText(), "the API shows the task's own id");
+
+    // The old run's late frame is refused, nothing applied; the new attempt's are the task's.
+    back.send(progress("t-1", 2, "a-late"));
+    String refused = WsFixture.await(back.received, s -> s.contains("\"type\":\"error\""));
+    assertTrue(
+        refused.contains("E-PRO-011") && refused.contains("nothing of it was applied"), refused);
+    back.send(progress(WIRE_2, 1, "a-again"));
+    back.send(report(WIRE_2, 2));
+    JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
+    assertEquals(3, done.get("events").asInt(), done.toString());
+    assertEquals("t-1", done.get("report").get("task_id").asText(), done.toString());
+
+    BlockingQueue<String> all = watch(Optional.empty());
+    assertEquals(List.of("id:1 text a", "id:2 text a-again", "id:3 report done"), events(all, 3));
+    BlockingQueue<String> resumed = watch(Optional.of("1"));
+    assertEquals(List.of("id:2 text a-again", "id:3 report done"), events(resumed, 2));
+
+    // A second report of either attempt changes nothing: the task has its one report.
+    back.send(report("t-1", 3));
+    WsFixture.await(back.received, s -> s.contains("E-PRO-011"));
+    JsonNode after = task();
+    assertEquals(3, after.get("events").asInt(), after.toString());
+    assertEquals("done", after.get("report").get("status").asText(), after.toString());
+  }
+
+  @Test
+  void anIdEndingLikeAnAttemptsWireIdIsRefusedAtSubmit() throws Exception {
+    HttpResponse<String> r =
+        api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"" + WIRE_2 + "\"}");
+    assertEquals(400, r.statusCode(), r.body());
+    assertTrue(r.body().contains("$.id") && r.body().contains("~attempt-"), r.body());
   }
 
   /** A runner with the capsule that answers pings; {@code resume} is its hello.resume. */
@@ -219,15 +248,16 @@ class ReplacementTest {
     return out;
   }
 
-  private static String progress(long seq, String who) {
+  /** {@code id} is the id the runner knows the run by: the task's, or its attempt's wire id. */
+  static String progress(String id, long seq, String who) {
     return CODEC.encodeToString(
-        new TaskProgress("t-1", "text", JsonNodeFactory.instance.objectNode().put("who", who))
+        new TaskProgress(id, "text", JsonNodeFactory.instance.objectNode().put("who", who))
             .withSeq(seq));
   }
 
-  private static String report(long seq) {
+  static String report(String id, long seq) {
     return CODEC.encodeToString(
-        new TaskReport(TaskReportBody.builder("t-1", "done", new UsageSplit(1, 2, 3, 4, 5)).build())
+        new TaskReport(TaskReportBody.builder(id, "done", new UsageSplit(1, 2, 3, 4, 5)).build())
             .withSeq(seq));
   }
 }
