@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.hub.HubCluster;
@@ -16,19 +15,13 @@ import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
-import io.capsule.protocol.token.TokenScope;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,9 +50,9 @@ class ReplacementTest {
               .pekkoConfig()
               .withFallback(HubCluster.singleNode())
               .withFallback(ConfigFactory.load()));
-  private final List<Stream<String>> streams = new ArrayList<>();
   private ReferenceHub hub;
   private HubCalls api;
+  private TaskWatch watch;
 
   @BeforeEach
   void start() throws Exception {
@@ -71,11 +64,14 @@ class ReplacementTest {
             Duration.ofSeconds(2),
             PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
     api = new HubCalls(PROJECT, hub::apiUrl);
+    watch = new TaskWatch(api);
   }
 
   @AfterEach
   void stop() throws Exception {
-    streams.forEach(Stream::close);
+    if (watch != null) {
+      watch.close();
+    }
     if (hub != null) {
       hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
@@ -106,11 +102,12 @@ class ReplacementTest {
     JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
     assertEquals(PROJECT + "/r-b", done.get("runner").asText(), done.toString());
 
-    BlockingQueue<String> all = watch(Optional.empty());
+    BlockingQueue<String> all = watch.watch("t-1", Optional.empty());
     assertEquals(
-        List.of("id:1 text a", "id:2 text a", "id:3 text b", "id:4 report done"), events(all, 4));
-    BlockingQueue<String> resumed = watch(Optional.of("2"));
-    assertEquals(List.of("id:3 text b", "id:4 report done"), events(resumed, 2));
+        List.of("id:1 text a", "id:2 text a", "id:3 text b", "id:4 report done"),
+        TaskWatch.events(all, 4));
+    BlockingQueue<String> resumed = watch.watch("t-1", Optional.of("2"));
+    assertEquals(List.of("id:3 text b", "id:4 report done"), TaskWatch.events(resumed, 2));
 
     // A comes back, having applied the assign (hub seq 1): it hears the cancel, and what it
     // still sends for the task is refused, nothing applied.
@@ -160,10 +157,11 @@ class ReplacementTest {
     assertEquals(3, done.get("events").asInt(), done.toString());
     assertEquals("t-1", done.get("report").get("task_id").asText(), done.toString());
 
-    BlockingQueue<String> all = watch(Optional.empty());
-    assertEquals(List.of("id:1 text a", "id:2 text a-again", "id:3 report done"), events(all, 3));
-    BlockingQueue<String> resumed = watch(Optional.of("1"));
-    assertEquals(List.of("id:2 text a-again", "id:3 report done"), events(resumed, 2));
+    BlockingQueue<String> all = watch.watch("t-1", Optional.empty());
+    assertEquals(
+        List.of("id:1 text a", "id:2 text a-again", "id:3 report done"), TaskWatch.events(all, 3));
+    BlockingQueue<String> resumed = watch.watch("t-1", Optional.of("1"));
+    assertEquals(List.of("id:2 text a-again", "id:3 report done"), TaskWatch.events(resumed, 2));
 
     // A second report of either attempt changes nothing: the task has its one report.
     back.send(report("t-1", 3));
@@ -199,53 +197,6 @@ class ReplacementTest {
 
   private JsonNode awaitTask(Predicate<JsonNode> match) throws Exception {
     return api.awaitTask("t-1", match);
-  }
-
-  /** The task's events stream; each event arrives as "id:N event data-field". */
-  private BlockingQueue<String> watch(Optional<String> lastEventId) throws Exception {
-    HttpRequest.Builder req =
-        api.request(TokenScope.API, "/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
-    lastEventId.ifPresent(id -> req.header("Last-Event-ID", id));
-    HttpResponse<Stream<String>> r =
-        api.http().send(req.build(), HttpResponse.BodyHandlers.ofLines());
-    assertEquals(200, r.statusCode());
-    streams.add(r.body());
-    BlockingQueue<String> events = new LinkedBlockingQueue<>();
-    CompletableFuture.runAsync(
-        () -> {
-          String[] event = {"", ""};
-          r.body()
-              .forEach(
-                  l -> {
-                    if (l.startsWith("event:")) {
-                      event[0] = l.substring(6).trim();
-                    } else if (l.startsWith("data:")) {
-                      JsonNode d = read(l.substring(5));
-                      event[1] = d.has("who") ? d.get("who").asText() : d.path("status").asText();
-                    } else if (l.startsWith("id:")) {
-                      events.add("id:" + l.substring(3).trim() + " " + event[0] + " " + event[1]);
-                    }
-                  });
-        });
-    return events;
-  }
-
-  private static JsonNode read(String json) {
-    try {
-      return new ObjectMapper().readTree(json);
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static List<String> events(BlockingQueue<String> q, int n) throws Exception {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      String e = q.poll(WsFixture.WAIT.toSeconds(), TimeUnit.SECONDS);
-      assertTrue(e != null, "event " + (i + 1) + " of " + n + " after " + out);
-      out.add(e);
-    }
-    return out;
   }
 
   /** {@code id} is the id the runner knows the run by: the task's, or its attempt's wire id. */
