@@ -338,8 +338,11 @@ final class HubApi {
           JSON.createObjectNode().put("id", id).put("canceled", true).put("state", "canceled"));
     }
     task.get().markCancelRequested();
+    // The runner knows the run by its attempt's wire id (the task's own id but after a take-back).
+    String wireId =
+        task.get().assignment().map(io.capsule.protocol.frame.TaskAssign::taskId).orElse(id);
     return onSuccess(
-        hub.cancel(projectId, id, "canceled through the hub API"),
+        hub.cancel(projectId, wireId, "canceled through the hub API"),
         sent -> {
           ObjectNode n = JSON.createObjectNode().put("id", id).put("canceled", sent.isPresent());
           if (sent.isPresent()) {

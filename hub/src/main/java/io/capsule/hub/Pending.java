@@ -23,12 +23,20 @@ record Pending(
     Invocation invocation,
     TaskBook.Task task) {
 
-  /** What placement sees: a task taken back is not placed on a runner it was taken from. */
+  /**
+   * The task's own id; {@link #spec}'s is the id the runner sees for this attempt ({@link
+   * io.capsule.hub.placement.Attempt}), the same but for a task taken back.
+   */
+  String taskId() {
+    return task.id;
+  }
+
+  /** What placement sees, under the task's own id, with the runners it was taken from. */
   Waiting waiting() {
     Waiting w =
         runner
-            .map(r -> Waiting.on(spec.id(), capsule, r))
-            .orElseGet(() -> Waiting.any(spec.id(), capsule));
+            .map(r -> Waiting.on(taskId(), capsule, r))
+            .orElseGet(() -> Waiting.any(taskId(), capsule));
     for (String dead : task.gaveUp()) {
       w = w.takenFrom(dead);
     }
@@ -36,17 +44,23 @@ record Pending(
   }
 
   /**
-   * A task taken back from a dead runner: its spec, role and invocation as it was assigned. It no
-   * longer names a runner (it named the one that died, or none).
+   * A task taken back from a dead runner: its spec, role and invocation as it was assigned, the
+   * spec under the next attempt's wire id (whichever runner it lands on, none has seen that id). It
+   * no longer names a runner (it named the one that died, or none).
    */
   static Pending reclaimed(TaskAssign a, TaskBook.Task task) {
-    return new Pending(a.task(), task.capsule, Optional.empty(), a.role(), a.invocation(), task);
+    com.fasterxml.jackson.databind.node.ObjectNode next = a.task().json(); // a copy
+    next.put("id", io.capsule.hub.placement.Attempt.next(a.taskId()));
+    return new Pending(
+        TaskSpec.wrap(next), task.capsule, Optional.empty(), a.role(), a.invocation(), task);
   }
 
-  /** The {@code QUEUED} event that keeps this task in the queue's store. */
+  /**
+   * The {@code QUEUED} event that keeps this task in the queue's store (the spec as it is sent).
+   */
   QueueEvent queued() {
     return QueueEvent.queued(
-        spec.id(),
+        taskId(),
         capsule,
         runner.orElse(""),
         role,
@@ -66,9 +80,17 @@ record Pending(
           Optional.of(e.runner()).filter(r -> !r.isEmpty()),
           e.role(),
           invocation,
-          TaskBook.Task.queued(e.taskId(), e.capsule(), spec.json(), "queued before the restart"));
+          TaskBook.Task.queued(
+              e.taskId(), e.capsule(), ownSpec(e.taskId(), spec), "queued before the restart"));
     } catch (IOException | DiagnosticException bad) {
       throw new IllegalStateException("the store holds a queued task the hub cannot read", bad);
     }
+  }
+
+  /** The spec under the task's own id, as the API shows it (the runner's may be an attempt's). */
+  static com.fasterxml.jackson.databind.node.ObjectNode ownSpec(String taskId, TaskSpec spec) {
+    com.fasterxml.jackson.databind.node.ObjectNode own = spec.json(); // a copy
+    own.put("id", taskId);
+    return own;
   }
 }

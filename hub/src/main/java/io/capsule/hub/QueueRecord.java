@@ -78,7 +78,7 @@ final class QueueRecord {
   void requeued(Pending p) {
     boolean first;
     synchronized (this) {
-      first = stored.add(p.spec().id());
+      first = stored.add(p.taskId());
     }
     if (first) {
       store.append(p.queued());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.hub.events.LocalFeed;
 import io.capsule.hub.events.TaskEntry;
+import io.capsule.hub.placement.Attempt;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
@@ -377,38 +378,42 @@ final class TaskBook {
    * any other cancel marks it requested.
    */
   void replay(io.capsule.hub.store.HubJournal.Entry entry) {
+    // The journal keeps each frame as the runner saw it: a later attempt's under its wire id.
+    String id = Attempt.taskOf(entry.frame().taskId());
     if (entry.frame() instanceof io.capsule.protocol.frame.TaskAssign a) {
       String backend = a.invocation().backend();
       String capsule = backend.startsWith("capsule:") ? backend.substring(8) : backend;
-      if (!add(new Task(a.taskId(), capsule, entry.runner(), a.task().json()))) {
-        get(a.taskId()).ifPresent(t -> t.placed(entry.runner()));
+      if (!add(new Task(id, capsule, entry.runner(), Pending.ownSpec(id, a.task())))) {
+        get(id).ifPresent(t -> t.placed(entry.runner()));
       }
-      get(a.taskId()).ifPresent(t -> t.assignedAs(a));
+      get(id).ifPresent(t -> t.assignedAs(a));
     } else if (entry.frame() instanceof io.capsule.protocol.frame.TaskCancel c) {
       if (io.capsule.hub.placement.Reclaim.isReclaim(c)) {
-        get(c.taskId()).ifPresent(t -> t.takenFrom(entry.runner()));
+        get(id).ifPresent(t -> t.takenFrom(entry.runner()));
       } else {
-        get(c.taskId()).ifPresent(Task::markCancelRequested);
+        get(id).ifPresent(Task::markCancelRequested);
       }
     } else if (entry.frame() instanceof TaskProgress p) {
-      get(p.taskId()).ifPresent(t -> t.counted(entry.folded() - 1)); // the run it ends, unread
+      get(id).ifPresent(t -> t.counted(entry.folded() - 1)); // the run it ends, unread
       progress(p);
     } else if (entry.frame() instanceof TaskReport r) {
       report(r);
     }
   }
 
+  /** An applied progress frame, under its task's own id or its attempt's wire id. */
   void progress(TaskProgress p) {
-    Task t = tasks.get(p.taskId());
+    Task t = tasks.get(Attempt.taskOf(p.taskId()));
     if (t != null) {
-      t.onProgress(p);
+      t.onProgress(Attempt.asTask(p));
     }
   }
 
+  /** The task's report, under its own id or its attempt's wire id. */
   void report(TaskReport r) {
-    Task t = tasks.get(r.taskId());
+    Task t = tasks.get(Attempt.taskOf(r.taskId()));
     if (t != null) {
-      t.onReport(r);
+      t.onReport(Attempt.asTask(r));
     }
   }
 }

@@ -98,11 +98,11 @@ final class TaskQueue {
   CompletionStage<Answer> submit(Pending p) {
     List<Pending> placeNow;
     synchronized (this) {
-      if (book.get(p.spec().id()).isPresent()) {
+      if (book.get(p.taskId()).isPresent()) {
         return done(
             Answer.refused(
                 StatusCodes.CONFLICT,
-                Diagnostic.of(Code.E_API_004, "task " + p.spec().id() + " exists")));
+                Diagnostic.of(Code.E_API_004, "task " + p.taskId() + " exists")));
       }
       List<Pending> all = new ArrayList<>(queue);
       all.add(p);
@@ -131,10 +131,10 @@ final class TaskQueue {
       }
       book.add(p.task());
       queue.add(p);
-      watch.queued(p.spec().id(), p.capsule()); // a log line; the wait is timed at placement
+      watch.queued(p.taskId(), p.capsule()); // a log line; the wait is timed at placement
       placeNow = take(plan);
       if (!placeNow.contains(p)) {
-        record.waiting(p.spec().id());
+        record.waiting(p.taskId());
       }
     }
     CompletionStage<Answer> answer =
@@ -153,16 +153,16 @@ final class TaskQueue {
                 return answerFor(p);
               }
               synchronized (this) {
-                record.notKept(p.spec().id());
+                record.notKept(p.taskId());
                 boolean wasQueued = queue.remove(p);
                 if (wasQueued) {
-                  book.remove(p.spec().id());
+                  book.remove(p.taskId());
                   return Answer.refused(
                       StatusCodes.SERVICE_UNAVAILABLE,
                       Diagnostic.of(
                           Code.E_HUB_004,
                           "the hub's store did not keep the queued task "
-                              + p.spec().id()
+                              + p.taskId()
                               + ": "
                               + failure));
                 }
@@ -186,7 +186,7 @@ final class TaskQueue {
       return Answer.of(StatusCodes.CREATED, view);
     }
     // The task cannot fit in one frame: refused at once, and not kept.
-    book.remove(p.spec().id());
+    book.remove(p.taskId());
     return Answer.of(
         StatusCodes.CONTENT_TOO_LARGE,
         error(view.path("report").path("summary").asText())
@@ -205,20 +205,27 @@ final class TaskQueue {
   }
 
   /**
-   * Takes back the unfinished tasks of {@code dead}, a runner gone past {@code dead-after}: each
-   * goes to the front of the queue, in the order it was assigned, and is placed again on another
-   * runner with its capsule and a free slot, or waits. A task whose cancel was requested before
-   * ends {@code canceled} instead: its runner never confirmed, and nobody wants it run again.
-   * Nothing is stored here: the brain journaled the cancel that took each task back ({@link
-   * Reclaim}), from which a restarted hub takes them back again.
+   * Takes back the unfinished tasks of {@code dead}, a runner gone past {@code dead-after}, by the
+   * wire ids of the attempts it had ({@link io.capsule.hub.placement.Attempt}): each goes to the
+   * front of the queue, in the order it was assigned, and is placed again as its next attempt on a
+   * runner with its capsule and a free slot ({@code dead} included, once back), or waits. A task
+   * whose cancel was requested before ends {@code canceled} instead: its runner never confirmed,
+   * and nobody wants it run again. Nothing is stored here: the brain journaled the cancel that took
+   * each task back ({@link Reclaim}), from which a restarted hub takes them back again.
    */
-  void reclaim(RunnerKey dead, List<String> taskIds) {
+  void reclaim(RunnerKey dead, List<String> wireIds) {
     synchronized (this) {
-      for (int i = taskIds.size() - 1; i >= 0; i--) {
-        Optional<TaskBook.Task> task = book.get(taskIds.get(i));
+      for (int i = wireIds.size() - 1; i >= 0; i--) {
+        String taskId = io.capsule.hub.placement.Attempt.taskOf(wireIds.get(i));
+        Optional<TaskBook.Task> task = book.get(taskId);
         Optional<TaskAssign> a = task.flatMap(TaskBook.Task::assignment);
-        if (a.isEmpty() || task.get().finished() || isQueued(taskIds.get(i))) {
-          continue; // forgotten, finished, or already taken back (a restart's restore said it)
+        if (a.isEmpty()
+            || !a.get().taskId().equals(wireIds.get(i))
+            || task.get().finished()
+            || isQueued(taskId)) {
+          // Forgotten, finished, already taken back (a restart's restore said it), or that attempt
+          // is not its latest any more (placed again since).
+          continue;
         }
         task.get().takenFrom(dead);
         if (task.get().cancelRequested()) {
@@ -235,8 +242,7 @@ final class TaskQueue {
   }
 
   private boolean isQueued(String taskId) {
-    return queue.stream().anyMatch(p -> p.spec().id().equals(taskId))
-        || inFlight.containsKey(taskId);
+    return queue.stream().anyMatch(p -> p.taskId().equals(taskId)) || inFlight.containsKey(taskId);
   }
 
   /** Who hears of tasks queued and placed (meters, log lines); set once, before the first task. */
@@ -262,7 +268,7 @@ final class TaskQueue {
    */
   synchronized boolean cancelQueued(String taskId) {
     for (Pending p : queue) {
-      if (p.spec().id().equals(taskId)) {
+      if (p.taskId().equals(taskId)) {
         queue.remove(p);
         boolean takenBack = !p.task().gaveUp().isEmpty();
         record.canceled(taskId, takenBack);
@@ -287,7 +293,7 @@ final class TaskQueue {
   synchronized java.util.Comparator<TaskBook.Task> order() {
     Map<String, Integer> position = new HashMap<>();
     for (Pending p : queue) {
-      position.put(p.spec().id(), position.size());
+      position.put(p.taskId(), position.size());
     }
     return java.util.Comparator.<TaskBook.Task>comparingInt(
             t -> position.getOrDefault(t.id, Integer.MAX_VALUE))
@@ -303,10 +309,10 @@ final class TaskQueue {
     plan.forEach(v -> byTask.put(v.taskId(), v));
     List<Pending> placed = new ArrayList<>();
     for (Pending p : List.copyOf(queue)) {
-      Verdict v = byTask.get(p.spec().id());
+      Verdict v = byTask.get(p.taskId());
       if (v instanceof Verdict.Place place) {
         queue.remove(p);
-        inFlight.put(p.spec().id(), place.runnerId());
+        inFlight.put(p.taskId(), place.runnerId());
         placed.add(p);
       } else if (v instanceof Verdict.Wait w) {
         p.task().stillWaiting(w.reason());
@@ -325,7 +331,7 @@ final class TaskQueue {
               .anyMatch(
                   r ->
                       r.key().runnerId().equals(e.getValue())
-                          && r.openTasks().contains(e.getKey()));
+                          && r.openTasks().contains(e.getKey())); // task ids, not wire ids
       if (!alreadyOpen) {
         assigning.merge(e.getValue(), 1, Integer::sum);
       }
@@ -349,7 +355,7 @@ final class TaskQueue {
   private CompletionStage<Void> assign(Pending p) {
     String runnerId;
     synchronized (this) {
-      runnerId = inFlight.get(p.spec().id());
+      runnerId = inFlight.get(p.taskId());
     }
     RunnerKey key = new RunnerKey(projectId, runnerId);
     p.task().placed(key);
@@ -359,7 +365,7 @@ final class TaskQueue {
         .handle(
             (ok, e) -> {
               synchronized (this) {
-                inFlight.remove(p.spec().id());
+                inFlight.remove(p.taskId());
                 if (e != null) {
                   Throwable cause = e instanceof CompletionException ? e.getCause() : e;
                   if (cause instanceof DiagnosticException d && d.code() == Code.E_PRO_005) {
@@ -379,8 +385,8 @@ final class TaskQueue {
         .thenAccept(
             ok -> {
               if (ok) {
-                record.placed(p.spec().id());
-                watch.placed(p.spec().id(), key.toString(), p.task().createdAt); // wait time, log
+                record.placed(p.taskId());
+                watch.placed(p.taskId(), key.toString(), p.task().createdAt); // wait time, log
                 drain(); // the slot counted while assigning may now be counted once, not twice
               }
             });

@@ -216,10 +216,21 @@ record TaskRequest(
     return v;
   }
 
-  /** A task id becomes a path segment ({@code /v1/tasks/{id}}): nothing that would split it. */
+  /**
+   * A task id becomes a path segment ({@code /v1/tasks/{id}}): nothing that would split it. Nor may
+   * it end like the id a runner sees for a later attempt of another task ({@link
+   * io.capsule.hub.placement.Attempt}).
+   */
   private static void pathSafe(String path, String id, List<String> errors) {
     if (id.length() > MAX_NAME) {
       errors.add(path + ": longer than " + MAX_NAME + " characters");
+    } else if (io.capsule.hub.placement.Attempt.isReserved(id)) {
+      errors.add(
+          path
+              + ": an id ending in '"
+              + io.capsule.hub.placement.Attempt.MARK
+              + "' and digits is how the hub names a task's later attempts to a runner; choose"
+              + " another");
     } else if (!control(path, id, errors)) {
       for (char c : id.toCharArray()) {
         if (Character.isWhitespace(c) || "/?#%\\".indexOf(c) >= 0) {

@@ -1,6 +1,7 @@
 package io.capsule.hub.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.capsule.hub.placement.Attempt;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.task.TaskEvent;
 import io.capsule.protocol.codec.FrameCodec;
@@ -37,8 +38,9 @@ public record TaskEntry(long id, String event, JsonNode data) {
     return new TaskEntry(p.seq(), p.kind(), p.payload());
   }
 
+  /** The report event, its {@code task_id} the task's own (not a later attempt's wire id). */
   public static TaskEntry of(TaskReport r) {
-    return new TaskEntry(r.seq(), "report", r.report().json());
+    return new TaskEntry(r.seq(), "report", Attempt.asTask(r).report().json());
   }
 
   /**

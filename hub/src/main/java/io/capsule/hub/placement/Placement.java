@@ -31,7 +31,9 @@ import java.util.Objects;
  *       id is known (connected or not), otherwise it waits while that runner is away, busy, or does
  *       not run the capsule.
  *   <li>A task taken from a runner gone past {@code dead-after} ({@link Waiting#gaveUp}) is placed
- *       again like any task, but never on a runner it was taken from; it no longer names a runner.
+ *       again like any task, the runners it was taken from included (it runs there as a new {@link
+ *       Attempt}, under a wire id that runner never saw); it no longer names a runner. Of runners
+ *       equally loaded, one it was not taken from wins: that is the only tie it breaks.
  * </ol>
  */
 public final class Placement {
@@ -85,14 +87,13 @@ public final class Placement {
   private static Verdict anywhere(Waiting w, Collection<Load> loads) {
     Load best = null;
     boolean anyRuns = false;
+    Comparator<Load> order = leastLoaded(w);
     for (Load l : loads) {
-      if (!l.view.connected()
-          || !l.view.runs(w.capsule())
-          || w.gaveUp().contains(l.view.runnerId())) {
+      if (!l.view.connected() || !l.view.runs(w.capsule())) {
         continue;
       }
       anyRuns = true;
-      if (l.free() > 0 && (best == null || LEAST_LOADED.compare(l, best) < 0)) {
+      if (l.free() > 0 && (best == null || order.compare(l, best) < 0)) {
         best = l;
       }
     }
@@ -108,21 +109,22 @@ public final class Placement {
         w.gaveUp().isEmpty()
             ? none
             : none
-                + " (not counting "
-                + String.join(", ", sorted(w.gaveUp()))
-                + ", gone past"
-                + " dead-after, which it was taken from: E-HUB-008)");
+                + " (taken from "
+                + String.join(", ", w.gaveUp().stream().sorted().toList())
+                + ", gone past dead-after: E-HUB-008; it runs again on the first runner with"
+                + " the capsule and a free slot, that one included)");
   }
 
-  private static List<String> sorted(java.util.Set<String> ids) {
-    return ids.stream().sorted().toList();
+  /**
+   * Lowest fraction of slots in use, then a runner {@code w} was not taken from, then most free
+   * slots, then smallest id.
+   */
+  private static Comparator<Load> leastLoaded(Waiting w) {
+    return ((Comparator<Load>) Placement::compareLoad)
+        .thenComparing(l -> w.gaveUp().contains(l.view.runnerId())) // false (not taken) first
+        .thenComparing(Comparator.comparingInt(Load::free).reversed())
+        .thenComparing(l -> l.view.runnerId());
   }
-
-  /** Lowest fraction of slots in use, then most free slots, then smallest id. */
-  private static final Comparator<Load> LEAST_LOADED =
-      ((Comparator<Load>) Placement::compareLoad)
-          .thenComparing(Comparator.comparingInt(Load::free).reversed())
-          .thenComparing(l -> l.view.runnerId());
 
   // Cross-multiplied so 1/4 and 2/8 compare equal without floating point; only runners with a
   // free slot get here, so slots > 0.

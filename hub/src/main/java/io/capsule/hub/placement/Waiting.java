@@ -10,9 +10,9 @@ import java.util.Set;
  * @param taskId the task
  * @param capsule the capsule it runs
  * @param runner the runner the task names, if any; then it is placed on that runner or not at all
- * @param gaveUp runners the task was taken from because they were gone past {@code dead-after}: the
- *     task is not placed on them again (each was told to cancel it, and its sequencing of the task
- *     is spent), so it goes to another runner or waits
+ * @param gaveUp runners the task was taken from because they were gone past {@code dead-after}
+ *     (each was told to cancel that run): the task may run on them again as a new {@link Attempt},
+ *     but of runners equally loaded one not in this set wins
  */
 public record Waiting(String taskId, String capsule, Optional<String> runner, Set<String> gaveUp) {
 
@@ -39,7 +39,7 @@ public record Waiting(String taskId, String capsule, Optional<String> runner, Se
 
   /**
    * A task taken from {@code deadRunner} (and from any runner it was taken from before), waiting to
-   * be placed again on any other runner with its capsule.
+   * be placed again on any runner with its capsule.
    */
   public Waiting takenFrom(String deadRunner) {
     java.util.Set<String> all = new java.util.HashSet<>(gaveUp);

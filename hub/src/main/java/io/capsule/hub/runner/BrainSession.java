@@ -166,7 +166,10 @@ final class BrainSession {
         message.asTextMessage().getStrictText());
   }
 
-  /** What {@code GET /v1/runners} and placement see of this runner now. */
+  /**
+   * What {@code GET /v1/runners} and placement see of this runner now: its open tasks by their own
+   * ids, not the wire ids of their attempts ({@link io.capsule.hub.placement.Attempt}).
+   */
   RunnerInfo info(RunnerKey key) {
     Hello h = lastHello;
     return new RunnerInfo(
@@ -174,7 +177,9 @@ final class BrainSession {
         conn != null,
         h == null ? "" : h.runnerVersion(),
         h == null ? List.of() : h.capabilities(),
-        openTasks);
+        openTasks.stream()
+            .map(io.capsule.hub.placement.Attempt::taskOf)
+            .collect(java.util.stream.Collectors.toSet()));
   }
 
   /**

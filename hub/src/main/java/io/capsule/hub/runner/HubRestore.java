@@ -2,6 +2,7 @@ package io.capsule.hub.runner;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.placement.Attempt;
 import io.capsule.hub.placement.Reclaim;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.HubJournal.Direction;
@@ -24,8 +25,11 @@ import java.util.Set;
  * The hub's state rebuilt from its journal: per runner, the sequencing ({@link SeqState}) and the
  * tasks assigned and not yet reported; which runner owns which open task; the tasks taken back from
  * a runner gone past {@code dead-after} ({@link Reclaim}'s cancel) and not yet placed again, which
- * the brain hands to the queue once more. Pure: built before the hub's actor starts, so a journal
- * that does not replay fails whoever starts the hub, not a running hub.
+ * the brain hands to the queue once more. All by the ids the runners saw: a later attempt of a task
+ * under its wire id ({@link Attempt}), which is all a restart needs to number it apart from the
+ * attempts before it; what was taken back is keyed by the task itself, so its next attempt's assign
+ * (on any runner, the one it was taken from included) ends it. Pure: built before the hub's actor
+ * starts, so a journal that does not replay fails whoever starts the hub, not a running hub.
  */
 final class HubRestore {
 
@@ -62,6 +66,8 @@ final class HubRestore {
           throw inconsistent(n, e, "the hub's next seq for the task is " + numbered.seq());
         }
         String key = owned(e.runner().projectId(), task);
+        // Taken back is said of the task, whichever attempt: its next attempt's assign ends it.
+        String taskKey = owned(e.runner().projectId(), Attempt.taskOf(task));
         if (f instanceof TaskAssign) {
           RunnerKey before = r.taskOwner.get(key);
           if (before != null && r.runners.containsKey(before)) {
@@ -69,12 +75,12 @@ final class HubRestore {
           }
           s.openTasks().add(task);
           r.taskOwner.put(key, e.runner());
-          r.taken.remove(key);
+          r.taken.remove(taskKey);
         } else if (f instanceof TaskCancel c
             && Reclaim.isReclaim(c)
             && s.openTasks().remove(task)) {
           r.taskOwner.remove(key);
-          r.taken.put(key, new Taken(e.runner(), task));
+          r.taken.put(taskKey, new Taken(e.runner(), task));
         }
       } else {
         if (e.folded() > 1) { // it stands for the run of progress it ends: those count as applied

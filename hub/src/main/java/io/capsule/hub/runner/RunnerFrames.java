@@ -3,6 +3,7 @@ package io.capsule.hub.runner;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.metrics.HubTraffic;
+import io.capsule.hub.placement.Attempt;
 import io.capsule.hub.runner.BrainSession.Conn;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
@@ -205,11 +206,11 @@ final class RunnerFrames {
           if (after != null) {
             snapshot.put(key, after);
           }
-          for (SequencedFrame a : applied) {
+          for (SequencedFrame a : applied) { // the journal keeps wire ids, events task ids
             events.offer(
                 a instanceof TaskReport rep
-                    ? new HubEvent.Report(key, rep)
-                    : new HubEvent.Progress(key, (TaskProgress) a));
+                    ? new HubEvent.Report(key, Attempt.asTask(rep))
+                    : new HubEvent.Progress(key, Attempt.asTask((TaskProgress) a)));
           }
           if (ackNow != null) {
             c.send(ackNow);

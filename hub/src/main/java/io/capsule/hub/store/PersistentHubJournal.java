@@ -3,6 +3,7 @@ package io.capsule.hub.store;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.HubCluster;
+import io.capsule.hub.placement.Attempt;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.hub.task.TaskEntity;
 import io.capsule.hub.task.TaskEvent;
@@ -158,7 +159,8 @@ public final class PersistentHubJournal implements HubJournal {
   public CompletionStage<Void> appendAllAsync(List<Entry> entries) {
     Map<String, List<TaskEvent>> byTask = new LinkedHashMap<>();
     for (Entry e : entries) {
-      String id = TaskEntity.entityId(e.runner().projectId(), e.frame().taskId());
+      // Every attempt of a task in the task's entity: one history, its event ids running on.
+      String id = TaskEntity.entityId(e.runner().projectId(), Attempt.taskOf(e.frame().taskId()));
       byTask.computeIfAbsent(id, k -> new ArrayList<>()).add(event(e));
     }
     CompletableFuture<?>[] writes = new CompletableFuture<?>[byTask.size()];
@@ -185,17 +187,18 @@ public final class PersistentHubJournal implements HubJournal {
   }
 
   /**
-   * Starts each task's entity (it recovers its ledger from the store) with a {@link TaskEntity.Get}
-   * whose answer is dropped: after a failover, twenty entities recovering at once inside the first
-   * write held every task's first frame back ~1 s; started while the runners' hellos and replays
-   * are on their way, they are ready when the frames come. An entity that does not answer within
-   * the write bound only recovers at the first write, as before.
+   * Starts each task's entity (by the task's own id, which holds all its attempts: {@link Attempt};
+   * it recovers its ledger from the store) with a {@link TaskEntity.Get} whose answer is dropped:
+   * after a failover, twenty entities recovering at once inside the first write held every task's
+   * first frame back ~1 s; started while the runners' hellos and replays are on their way, they are
+   * ready when the frames come. An entity that does not answer within the write bound only recovers
+   * at the first write, as before.
    */
   @Override
   public void prepare(String projectId, Collection<String> taskIds) {
     for (String taskId : taskIds) {
       sharding
-          .entityRefFor(TaskEntity.KEY, TaskEntity.entityId(projectId, taskId))
+          .entityRefFor(TaskEntity.KEY, TaskEntity.entityId(projectId, Attempt.taskOf(taskId)))
           .<TaskLedger>ask(TaskEntity.Get::new, timeout);
     }
   }

@@ -1,21 +1,24 @@
 package io.capsule.hub.task;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.capsule.hub.HubCbor;
+import io.capsule.hub.placement.Attempt;
 import io.capsule.hub.store.HubJournal.Direction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * A task's facts as its entity keeps them: the runner it is placed on, the last seq the hub sent
- * it, the highest runner seq applied, how many progress events and whether its one report arrived.
- * Pure and immutable: {@link #refusal} decides, {@link #apply} evolves; the entity's snapshots are
- * this record.
+ * A task's facts as its entity keeps them: the runner it is placed on and as which attempt ({@link
+ * Attempt}), the last seq the hub sent it, the highest runner seq applied, how many progress events
+ * and whether its one report arrived. Pure and immutable: {@link #refusal} decides, {@link #apply}
+ * evolves; the entity's snapshots are this record.
  *
  * <p>The rules are the ones a journal must obey to replay (an assign places the task, on another
- * runner it places it again and the seqs start over; a cancel goes to the runner it is placed on;
- * sent seqs rise; applied runner frames come from the runner the task is placed on, next in seq,
- * nothing after the report). A refused batch is not persisted at all.
+ * runner or as a later {@link Attempt} on the same one it places it again and the seqs start over;
+ * a cancel goes to the runner it is placed on; sent seqs rise; applied runner frames come from the
+ * runner the task is placed on, next in seq, nothing after the report). A refused batch is not
+ * persisted at all.
  */
 public record TaskLedger(
     String runnerId,
@@ -24,11 +27,12 @@ public record TaskLedger(
     int progressEvents,
     boolean reported,
     int placements,
-    List<Kept> kept)
+    List<Kept> kept,
+    int attempt)
     implements HubCbor {
 
   /** No runner ("" in {@code runnerId}: a plain string keeps the snapshot format simple). */
-  public static final TaskLedger EMPTY = new TaskLedger("", 0, 0, 0, false, 0, List.of());
+  public static final TaskLedger EMPTY = new TaskLedger("", 0, 0, 0, false, 0, List.of(), 0);
 
   private static final com.fasterxml.jackson.databind.ObjectMapper STATE_READER =
       new com.fasterxml.jackson.databind.ObjectMapper();
@@ -44,6 +48,8 @@ public record TaskLedger(
 
   public TaskLedger {
     kept = kept == null ? null : List.copyOf(kept);
+    // A snapshot from before attempts were kept reads 0: its placement was the task's own id.
+    attempt = placements > 0 ? Math.max(1, attempt) : attempt;
   }
 
   /** The runner the task is placed on, if any. */
@@ -58,8 +64,13 @@ public record TaskLedger(
         if (reported) {
           return Optional.of("the task has its report; it is not placed again");
         }
-        if (runnerId.equals(e.runnerId())) {
-          return Optional.of("the task is already placed on runner '" + e.runnerId() + "'");
+        if (runnerId.equals(e.runnerId()) && attemptOf(e) <= attempt) {
+          return Optional.of(
+              "the task is already placed on runner '"
+                  + e.runnerId()
+                  + "' (attempt "
+                  + attempt
+                  + "); only a later attempt runs there again");
         }
         return e.seq() == 1 ? Optional.empty() : Optional.of("an assign must carry seq 1");
       }
@@ -108,16 +119,31 @@ public record TaskLedger(
   public TaskLedger apply(TaskEvent e) {
     List<Kept> k = keep(e);
     if (e.isAssign()) {
-      return new TaskLedger(e.runnerId(), e.seq(), 0, progressEvents, false, placements + 1, k);
+      return new TaskLedger(
+          e.runnerId(), e.seq(), 0, progressEvents, false, placements + 1, k, attemptOf(e));
     }
     if (e.direction() == Direction.SENT) {
       return new TaskLedger(
-          runnerId, e.seq(), lastAppliedSeq, progressEvents, reported, placements, k);
+          runnerId, e.seq(), lastAppliedSeq, progressEvents, reported, placements, k, attempt);
     }
     return e.isReport()
-        ? new TaskLedger(runnerId, lastSentSeq, e.seq(), progressEvents, true, placements, k)
+        ? new TaskLedger(
+            runnerId, lastSentSeq, e.seq(), progressEvents, true, placements, k, attempt)
         : new TaskLedger(
-            runnerId, lastSentSeq, e.seq(), progressEvents + 1, reported, placements, k);
+            runnerId, lastSentSeq, e.seq(), progressEvents + 1, reported, placements, k, attempt);
+  }
+
+  /**
+   * The attempt an assign starts ({@link Attempt}: its task's wire id says it); 1 when the frame
+   * does not read. Only assigns are read: they are rare, progress is not.
+   */
+  private static int attemptOf(TaskEvent assign) {
+    try {
+      JsonNode id = STATE_READER.readTree(assign.frame()).path("task").path("id");
+      return id.isTextual() ? Attempt.numberOf(id.asText()) : 1;
+    } catch (java.io.IOException ex) {
+      return 1;
+    }
   }
 
   /**

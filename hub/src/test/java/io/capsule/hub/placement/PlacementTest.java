@@ -64,9 +64,13 @@ class PlacementTest {
           named places count against free slots  | a:x:0/1; b:x:0/1                     | t1:x@a t2:x t3:x        | t1>a t2>b t3~busy
           free slot after a named wait still used | a:x:0/1                             | t1:y@a t2:x             | t1~does-not-announce t2>a
           task of a dead runner goes elsewhere    | a:x:0/1:down; b:x:0/1                | t1:x!a                  | t1>b
-          task of a dead runner never returns     | a:x:0/1; b:x:0/1                     | t1:x!a                  | t1>b
-          task of a dead runner waits elsewhere   | a:x:0/4                              | t1:x!a t2:x             | t1~not-counting-a t2>a
-          taken from two dead runners            | a:x:0/1; b:x:0/1; c:x:1/1            | t1:x!a!b                | t1~busy
+          equal load: one it was not taken from  | a:x:0/1; b:x:0/1                     | t1:x!a                  | t1>b
+          taken from a, a less loaded: a again    | a:x:0/4; b:x:1/2                     | t1:x!a                  | t1>a
+          the only runner with it runs it again   | a:x:0/1                              | t1:x!a                  | t1>a
+          back with no free slot: waits, says why | a:x:1/1                              | t1:x!a                  | t1~taken-from-a
+          away after the take-back: waits         | a:x:0/1:down                         | t1:x!a                  | t1~taken-from-a
+          taken from two, both back              | a:x:0/1; b:x:0/1; c:x:1/1            | t1:x!a!b                | t1>a
+          taken from a, queue order holds        | a:x:0/1                              | t1:x!a t2:x             | t1>a t2~busy
           slots counted across one plan          | a:x:0/3; b:x:2/3                     | t1:x t2:x t3:x t4:x t5:x | t1>a t2>a t3>a t4>b t5~busy
           """)
   void placesAsTheRulesSay(String name, String runners, String queue, String verdicts) {

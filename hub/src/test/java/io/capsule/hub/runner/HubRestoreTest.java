@@ -60,6 +60,23 @@ class HubRestoreTest {
   }
 
   @Test
+  void aTaskTakenBackAndRunAgainOnTheSameRunnerAsItsNextAttemptIsNotTakenBackOnRestore() {
+    RunnerKey back = H.get(0).runner();
+    Entry reclaim =
+        new Entry(
+            back,
+            Direction.SENT,
+            Reclaim.cancel("T-1", back.runnerId(), java.time.Duration.ofSeconds(45)).withSeq(2));
+    String wire = io.capsule.hub.placement.Attempt.wireId("T-1", 2);
+    Entry again = new Entry(back, Direction.SENT, retask(H.get(0), wire));
+    HubRestore r = HubRestore.of(CONFIG, List.of(H.get(0), H.get(1), reclaim, again));
+    assertEquals(java.util.Map.of(), r.taken(), "its next attempt is placed: nothing to take back");
+    assertEquals(Set.of(wire), r.runners().get(back).openTasks(), "open under its wire id");
+    assertEquals(back, r.taskOwner().get(HubRestore.owned("p", wire)));
+    assertEquals(null, r.taskOwner().get(HubRestore.owned("p", "T-1")), "the old attempt: nobody");
+  }
+
+  @Test
   void anOperatorsCancelDoesNotTakeTheTaskBack() {
     HubRestore r = HubRestore.of(CONFIG, H.subList(0, 3)); // assign, progress, cancel "operator"
     assertEquals(1, r.openTasks());

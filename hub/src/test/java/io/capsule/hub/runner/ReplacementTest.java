@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.hub.HubCluster;
@@ -16,19 +15,13 @@ import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
-import io.capsule.protocol.token.TokenScope;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,15 +29,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A runner gone longer than {@code dead-after} has its unfinished task placed again, over real
- * sockets and a real (in-memory H2) store: runner A takes the task and sends two events, its
- * connection ends and it does not come back in time; the task waits queued ({@code E-HUB-008}),
- * runner B connects, takes it and finishes it. The task's events show A's then B's with ids that
- * run on (a {@code Last-Event-ID} from A's run resumes into B's), and one report. When A comes back
- * it is told to cancel the task, and its own report is refused ({@code E-PRO-011}), not applied.
+ * sockets and a real (in-memory H2) store, as the task's next attempt (wire id {@code
+ * t-1~attempt-2}): on runner B, which finishes it, or on A itself once it is back with a free slot.
+ * The task's events show both attempts' with ids that run on (a {@code Last-Event-ID} from the
+ * first resumes into the second), and one report. A, back, is told to cancel the first attempt, and
+ * what it still sends for it is refused ({@code E-PRO-011}), not applied.
  */
 class ReplacementTest {
   private static final String PROJECT = "p-again";
   private static final FrameCodec CODEC = FrameCodec.shared();
+
+  /** What runners know the second attempt of t-1 by. */
+  static final String WIRE_2 = "t-1~attempt-2";
 
   private final HubStore store = HubStore.memory();
   private final ActorTestKit kit =
@@ -54,9 +50,9 @@ class ReplacementTest {
               .pekkoConfig()
               .withFallback(HubCluster.singleNode())
               .withFallback(ConfigFactory.load()));
-  private final List<Stream<String>> streams = new ArrayList<>();
   private ReferenceHub hub;
   private HubCalls api;
+  private TaskWatch watch;
 
   @BeforeEach
   void start() throws Exception {
@@ -68,11 +64,14 @@ class ReplacementTest {
             Duration.ofSeconds(2),
             PersistentHubJournal.open(kit.system(), Duration.ofSeconds(20)));
     api = new HubCalls(PROJECT, hub::apiUrl);
+    watch = new TaskWatch(api);
   }
 
   @AfterEach
   void stop() throws Exception {
-    streams.forEach(Stream::close);
+    if (watch != null) {
+      watch.close();
+    }
     if (hub != null) {
       hub.stop().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
@@ -86,8 +85,8 @@ class ReplacementTest {
         api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}");
     assertEquals(201, submitted.statusCode(), submitted.body());
     WsFixture.await(a.received, s -> s.contains("task.assign"));
-    a.send(progress(1, "a"));
-    a.send(progress(2, "a"));
+    a.send(progress("t-1", 1, "a"));
+    a.send(progress("t-1", 2, "a"));
     awaitTask(t -> t.get("events").asInt() == 2);
 
     a.cut(); // and not back within dead-after
@@ -97,24 +96,25 @@ class ReplacementTest {
 
     WsFixture.RawPeer b = runner("r-b", "{}");
     String assign = WsFixture.await(b.received, s -> s.contains("task.assign"));
-    assertTrue(assign.contains("\"t-1\""), assign);
-    b.send(progress(1, "b"));
-    b.send(report(2));
+    assertTrue(assign.contains("\"" + WIRE_2 + "\""), assign); // its second attempt
+    b.send(progress(WIRE_2, 1, "b"));
+    b.send(report(WIRE_2, 2));
     JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
     assertEquals(PROJECT + "/r-b", done.get("runner").asText(), done.toString());
 
-    BlockingQueue<String> all = watch(Optional.empty());
+    BlockingQueue<String> all = watch.watch("t-1", Optional.empty());
     assertEquals(
-        List.of("id:1 text a", "id:2 text a", "id:3 text b", "id:4 report done"), events(all, 4));
-    BlockingQueue<String> resumed = watch(Optional.of("2"));
-    assertEquals(List.of("id:3 text b", "id:4 report done"), events(resumed, 2));
+        List.of("id:1 text a", "id:2 text a", "id:3 text b", "id:4 report done"),
+        TaskWatch.events(all, 4));
+    BlockingQueue<String> resumed = watch.watch("t-1", Optional.of("2"));
+    assertEquals(List.of("id:3 text b", "id:4 report done"), TaskWatch.events(resumed, 2));
 
     // A comes back, having applied the assign (hub seq 1): it hears the cancel, and what it
     // still sends for the task is refused, nothing applied.
     WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
     String cancel = WsFixture.await(back.received, s -> s.contains("task.cancel"));
     assertTrue(cancel.contains("\"t-1\"") && cancel.contains("E-HUB-008"), cancel);
-    back.send(report(3));
+    back.send(report("t-1", 3));
     String refused = WsFixture.await(back.received, s -> s.contains("\"type\":\"error\""));
     assertTrue(
         refused.contains("E-PRO-011") && refused.contains("nothing of it was applied"), refused);
@@ -124,32 +124,59 @@ class ReplacementTest {
   }
 
   @Test
-  void aTaskTakenFromTheOnlyRunnerWithItsCapsuleWaitsAndANewTaskRunsThere() throws Exception {
+  void theSameRunnerBackAfterDeadAfterRunsTheTaskAgainAsANewAttempt() throws Exception {
     WsFixture.RawPeer a = runner("r-a", "{}");
     assertEquals(
         201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}").statusCode());
     WsFixture.await(a.received, s -> s.contains("task.assign"));
-    a.send(progress(1, "a"));
+    a.send(progress("t-1", 1, "a"));
     awaitTask(t -> t.get("events").asInt() == 1);
     a.cut(); // and not back within dead-after
-    awaitTask(t -> "queued".equals(t.get("state").asText()));
+    JsonNode queued = awaitTask(t -> "queued".equals(t.get("state").asText()));
+    assertTrue(queued.get("waiting").asText().contains("E-HUB-008"), queued.toString());
 
-    // Back after dead-after: it is told to cancel the task, and the task is not placed on it
-    // again (its sequencing of t-1 is spent); it waits, saying why.
+    // Back after dead-after, having applied the assign (hub seq 1): it hears the old run's cancel,
+    // then the task again under its second attempt's wire id, in its free slot.
     WsFixture.RawPeer back = runner("r-a", "{\"t-1\":1}");
-    WsFixture.await(back.received, s -> s.contains("task.cancel") && s.contains("\"t-1\""));
-    JsonNode waiting = awaitTask(t -> t.get("waiting").asText().contains("not counting r-a"));
-    assertEquals("queued", waiting.get("state").asText(), waiting.toString());
-    assertTrue(waiting.get("waiting").asText().contains("E-HUB-008"), waiting.toString());
-
-    // What the README tells its user to do: cancel it and submit it again, as a new task.
-    HttpResponse<String> canceled = api.send(TokenScope.API, "POST", "/v1/tasks/t-1/cancel", null);
-    assertEquals(200, canceled.statusCode(), canceled.body());
-    assertTrue(task().get("report").isObject(), task().toString());
-    assertEquals(
-        201, api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-2\"}").statusCode());
+    String cancel = WsFixture.await(back.received, s -> s.contains("task.cancel"));
+    assertTrue(cancel.contains("\"t-1\"") && cancel.contains("E-HUB-008"), cancel);
     String assign = WsFixture.await(back.received, s -> s.contains("task.assign"));
-    assertTrue(assign.contains("\"t-2\""), assign);
+    assertTrue(assign.contains("\"" + WIRE_2 + "\""), assign);
+    JsonNode running = awaitTask(t -> "assigned".equals(t.get("state").asText()));
+    assertEquals(PROJECT + "/r-a", running.get("runner").asText(), running.toString());
+    assertEquals("t-1", running.get("task").get("id").asText(), "the API shows the task's own id");
+
+    // The old run's late frame is refused, nothing applied; the new attempt's are the task's.
+    back.send(progress("t-1", 2, "a-late"));
+    String refused = WsFixture.await(back.received, s -> s.contains("\"type\":\"error\""));
+    assertTrue(
+        refused.contains("E-PRO-011") && refused.contains("nothing of it was applied"), refused);
+    back.send(progress(WIRE_2, 1, "a-again"));
+    back.send(report(WIRE_2, 2));
+    JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
+    assertEquals(3, done.get("events").asInt(), done.toString());
+    assertEquals("t-1", done.get("report").get("task_id").asText(), done.toString());
+
+    BlockingQueue<String> all = watch.watch("t-1", Optional.empty());
+    assertEquals(
+        List.of("id:1 text a", "id:2 text a-again", "id:3 report done"), TaskWatch.events(all, 3));
+    BlockingQueue<String> resumed = watch.watch("t-1", Optional.of("1"));
+    assertEquals(List.of("id:2 text a-again", "id:3 report done"), TaskWatch.events(resumed, 2));
+
+    // A second report of either attempt changes nothing: the task has its one report.
+    back.send(report("t-1", 3));
+    WsFixture.await(back.received, s -> s.contains("E-PRO-011"));
+    JsonNode after = task();
+    assertEquals(3, after.get("events").asInt(), after.toString());
+    assertEquals("done", after.get("report").get("status").asText(), after.toString());
+  }
+
+  @Test
+  void anIdEndingLikeAnAttemptsWireIdIsRefusedAtSubmit() throws Exception {
+    HttpResponse<String> r =
+        api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"" + WIRE_2 + "\"}");
+    assertEquals(400, r.statusCode(), r.body());
+    assertTrue(r.body().contains("$.id") && r.body().contains("~attempt-"), r.body());
   }
 
   /** A runner with the capsule that answers pings; {@code resume} is its hello.resume. */
@@ -172,62 +199,16 @@ class ReplacementTest {
     return api.awaitTask("t-1", match);
   }
 
-  /** The task's events stream; each event arrives as "id:N event data-field". */
-  private BlockingQueue<String> watch(Optional<String> lastEventId) throws Exception {
-    HttpRequest.Builder req =
-        api.request(TokenScope.API, "/v1/tasks/t-1/events").timeout(Duration.ofMinutes(1));
-    lastEventId.ifPresent(id -> req.header("Last-Event-ID", id));
-    HttpResponse<Stream<String>> r =
-        api.http().send(req.build(), HttpResponse.BodyHandlers.ofLines());
-    assertEquals(200, r.statusCode());
-    streams.add(r.body());
-    BlockingQueue<String> events = new LinkedBlockingQueue<>();
-    CompletableFuture.runAsync(
-        () -> {
-          String[] event = {"", ""};
-          r.body()
-              .forEach(
-                  l -> {
-                    if (l.startsWith("event:")) {
-                      event[0] = l.substring(6).trim();
-                    } else if (l.startsWith("data:")) {
-                      JsonNode d = read(l.substring(5));
-                      event[1] = d.has("who") ? d.get("who").asText() : d.path("status").asText();
-                    } else if (l.startsWith("id:")) {
-                      events.add("id:" + l.substring(3).trim() + " " + event[0] + " " + event[1]);
-                    }
-                  });
-        });
-    return events;
-  }
-
-  private static JsonNode read(String json) {
-    try {
-      return new ObjectMapper().readTree(json);
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static List<String> events(BlockingQueue<String> q, int n) throws Exception {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      String e = q.poll(WsFixture.WAIT.toSeconds(), TimeUnit.SECONDS);
-      assertTrue(e != null, "event " + (i + 1) + " of " + n + " after " + out);
-      out.add(e);
-    }
-    return out;
-  }
-
-  private static String progress(long seq, String who) {
+  /** {@code id} is the id the runner knows the run by: the task's, or its attempt's wire id. */
+  static String progress(String id, long seq, String who) {
     return CODEC.encodeToString(
-        new TaskProgress("t-1", "text", JsonNodeFactory.instance.objectNode().put("who", who))
+        new TaskProgress(id, "text", JsonNodeFactory.instance.objectNode().put("who", who))
             .withSeq(seq));
   }
 
-  private static String report(long seq) {
+  static String report(String id, long seq) {
     return CODEC.encodeToString(
-        new TaskReport(TaskReportBody.builder("t-1", "done", new UsageSplit(1, 2, 3, 4, 5)).build())
+        new TaskReport(TaskReportBody.builder(id, "done", new UsageSplit(1, 2, 3, 4, 5)).build())
             .withSeq(seq));
   }
 }

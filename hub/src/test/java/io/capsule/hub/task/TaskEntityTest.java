@@ -54,7 +54,7 @@ class TaskEntityTest {
     assertTrue(r.reply().isSuccess());
     assertEquals(batch, r.events());
     assertEquals(
-        new TaskLedger("r1", 1, 2, 2, false, 1, List.of()), TaskLedgerTest.facts(r.state()));
+        new TaskLedger("r1", 1, 2, 2, false, 1, List.of(), 1), TaskLedgerTest.facts(r.state()));
   }
 
   @Test
@@ -75,7 +75,7 @@ class TaskEntityTest {
         r.reply().getError().getMessage());
     assertTrue(r.hasNoEvents());
     assertEquals(
-        new TaskLedger("r1", 1, 0, 0, false, 1, List.of()), TaskLedgerTest.facts(r.state()));
+        new TaskLedger("r1", 1, 0, 0, false, 1, List.of(), 1), TaskLedgerTest.facts(r.state()));
   }
 
   @Test
@@ -90,7 +90,8 @@ class TaskEntityTest {
                 reply));
     EventSourcedBehaviorTestKit.RestartResult<TaskLedger> restarted = entity.restart();
     assertEquals(
-        new TaskLedger("r1", 1, 2, 1, true, 1, List.of()), TaskLedgerTest.facts(restarted.state()));
+        new TaskLedger("r1", 1, 2, 1, true, 1, List.of(), 1),
+        TaskLedgerTest.facts(restarted.state()));
     assertEquals(
         List.of(1, 1, 1),
         restarted.state().kept().stream().map(TaskLedger.Kept::folded).toList(),
@@ -118,7 +119,8 @@ class TaskEntityTest {
                 new TaskLedger.Kept(TaskLedgerTest.event("S:assign:r1:1"), 1),
                 new TaskLedger.Kept(
                     TaskLedgerTest.event("A:progress:r1:" + (TaskEntity.SNAPSHOT_EVERY + 5)),
-                    TaskEntity.SNAPSHOT_EVERY + 5)));
+                    TaskEntity.SNAPSHOT_EVERY + 5)),
+            1);
     assertEquals(expected, entity.restart().state(), "the snapshot kept the folded run");
     assertTrue(
         entity.snapshotTestKit().orElseThrow().persistedInStorage(pid()).stream()

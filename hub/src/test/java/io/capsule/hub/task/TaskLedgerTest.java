@@ -14,8 +14,9 @@ class TaskLedgerTest {
 
   /**
    * {@code history} and {@code next} are frames written {@code DIR:type:runner:seq} ({@code S}
-   * sent, {@code A} applied; {@code assign}, {@code cancel}, {@code progress}, {@code report}),
-   * history separated by spaces; {@code refusal} is a fragment of the reason, or empty to accept.
+   * sent, {@code A} applied; {@code assign}, {@code cancel}, {@code progress}, {@code report}; an
+   * assign of a later attempt {@code S:assign:runner:1:attempt}), history separated by spaces;
+   * {@code refusal} is a fragment of the reason, or empty to accept.
    */
   @ParameterizedTest(name = "{0} then {1}")
   @CsvSource(
@@ -35,6 +36,11 @@ class TaskLedgerTest {
           S:assign:r1:1 A:report:r1:1               | A:progress:r1:2 | after the task's report
           S:assign:r1:1 A:report:r1:1               | S:assign:r2:1   | it is not placed again
           S:assign:r1:1                             | S:assign:r1:1   | already placed on runner 'r1'
+          S:assign:r1:1 S:cancel:r1:2               | S:assign:r1:1:2 | ''
+          S:assign:r1:1 S:cancel:r1:2 S:assign:r1:1:2 | S:assign:r1:1:2 | only a later attempt
+          S:assign:r1:1 S:cancel:r1:2 S:assign:r1:1:2 | A:progress:r1:1 | ''
+          S:assign:r1:1 S:cancel:r1:2 S:assign:r1:1:2 | A:progress:r1:2 | not the next (1)
+          S:assign:r1:1 S:assign:r2:1:2             | S:assign:r1:1:3 | ''
           S:assign:r1:1                             | S:cancel:r1:2   | ''
           S:assign:r1:1                             | S:cancel:r1:1   | does not rise above 1
           S:assign:r1:1                             | S:cancel:r2:2   | placed on runner 'r1', not 'r2'
@@ -82,10 +88,11 @@ class TaskLedgerTest {
       delimiter = '|',
       textBlock =
           """
-          S:assign:r1:1                                               | r1 | 1 | 0 | 0 | false | 1
-          S:assign:r1:1 A:progress:r1:1 A:progress:r1:2               | r1 | 1 | 2 | 2 | false | 1
-          S:assign:r1:1 A:progress:r1:1 S:cancel:r1:2 A:report:r1:2   | r1 | 2 | 2 | 1 | true  | 1
-          S:assign:r1:1 A:progress:r1:1 S:assign:r2:1 A:progress:r2:1 | r2 | 1 | 1 | 2 | false | 2
+          S:assign:r1:1                                               | r1 | 1 | 0 | 0 | false | 1 | 1
+          S:assign:r1:1 A:progress:r1:1 A:progress:r1:2               | r1 | 1 | 2 | 2 | false | 1 | 1
+          S:assign:r1:1 A:progress:r1:1 S:cancel:r1:2 A:report:r1:2   | r1 | 2 | 2 | 1 | true  | 1 | 1
+          S:assign:r1:1 A:progress:r1:1 S:assign:r2:1 A:progress:r2:1 | r2 | 1 | 1 | 2 | false | 2 | 1
+          S:assign:r1:1 A:progress:r1:1 S:cancel:r1:2 S:assign:r1:1:2 A:progress:r1:1 | r1 | 1 | 1 | 2 | false | 2 | 2
           """)
   void theLedgerKeepsPlacementSeqsProgressAndTheReport(
       String history,
@@ -94,13 +101,15 @@ class TaskLedgerTest {
       long lastApplied,
       int progress,
       boolean reported,
-      int placements) {
+      int placements,
+      int attempt) {
     TaskLedger ledger = TaskLedger.EMPTY;
     for (String h : history.trim().split("\\s+")) {
       ledger = ledger.apply(event(h));
     }
     assertEquals(
-        new TaskLedger(runner, lastSent, lastApplied, progress, reported, placements, List.of()),
+        new TaskLedger(
+            runner, lastSent, lastApplied, progress, reported, placements, List.of(), attempt),
         facts(ledger));
   }
 
@@ -132,8 +141,16 @@ class TaskLedgerTest {
 
   @org.junit.jupiter.api.Test
   void aLedgerFromBeforeTheKeptEventsKeepsNone() {
-    TaskLedger old = new TaskLedger("r1", 1, 1, 1, false, 1, null);
+    TaskLedger old = new TaskLedger("r1", 1, 1, 1, false, 1, null, 1);
     assertEquals(null, old.apply(event("A:progress:r1:2")).kept(), "the restart reads its events");
+  }
+
+  @org.junit.jupiter.api.Test
+  void aLedgerFromBeforeAttemptsHadItsPlacementAsTheFirst() {
+    TaskLedger old = new TaskLedger("r1", 2, 1, 1, false, 1, List.of(), 0); // as a snapshot reads
+    assertEquals(1, old.attempt());
+    assertEquals(Optional.empty(), old.refusal(event("S:assign:r1:1:2")));
+    assertEquals(true, old.refusal(event("S:assign:r1:1")).isPresent());
   }
 
   /** The ledger's facts without what it keeps for a restart. */
@@ -145,7 +162,8 @@ class TaskLedgerTest {
         l.progressEvents(),
         l.reported(),
         l.placements(),
-        List.of());
+        List.of(),
+        l.attempt());
   }
 
   static TaskEvent event(String spec) {
@@ -154,6 +172,15 @@ class TaskLedgerTest {
     if (p[1].equals("state")) { // a progress of kind state
       return new TaskEvent(
           "p", p[2], dir, "task.progress", Long.parseLong(p[3]), "{\"kind\":\"state\"}");
+    }
+    if (p.length == 5) { // an assign of a later attempt: its task's wire id says which
+      return new TaskEvent(
+          "p",
+          p[2],
+          dir,
+          "task." + p[1],
+          Long.parseLong(p[3]),
+          "{\"task\":{\"id\":\"t" + io.capsule.hub.placement.Attempt.MARK + p[4] + "\"}}");
     }
     return new TaskEvent("p", p[2], dir, "task." + p[1], Long.parseLong(p[3]), "{}");
   }
