@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +35,10 @@ final class EmbeddedCancelIT {
     Files.createDirectories(Path.of(System.getenv("HOME"), ".claude"));
     try (FakeAnthropic api = FakeAnthropic.start();
         EmbeddedClaude embedded = EmbeddedClaude.start(tmp.resolve("runs"))) {
-      api.then(
+      // Every streamed request stalls mid-answer, not only the first: should the CLI send a side
+      // request first, the main one must not get the fake's 500 (with max_retries 0 the run would
+      // end failed and nothing would ever stream).
+      api.otherwise(
           req ->
               MessageStream.start("msg_stall", req.path("model").asText(), RealClaudeIT.USAGE)
                   .text("Starting a long answer")
@@ -58,8 +62,25 @@ final class EmbeddedCancelIT {
                       }))
               .run(embedded.system());
 
-      assertEquals(
-          "Starting a long answer", streaming.get(90, TimeUnit.SECONDS).soFar(), "streamed text");
+      // The first text, or the run's end if it came first: a run that ended without streaming
+      // fails here with its outcome and what the CLI asked the fake, not after a silent 90 s.
+      Object first;
+      try {
+        first =
+            CompletableFuture.anyOf(streaming, handle.outcome().toCompletableFuture())
+                .get(90, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        throw new AssertionError(
+            "no text and no outcome within 90 s; the CLI asked the fake " + api.allRequests(), e);
+      }
+      assertTrue(
+          first instanceof RunEvent.TextDelta,
+          () ->
+              "the run ended before any text streamed: "
+                  + first
+                  + "; requests "
+                  + api.allRequests());
+      assertEquals("Starting a long answer", streaming.get().soFar(), "streamed text");
       List<ProcessHandle> harness =
           ProcessHandle.current().descendants().filter(RealClaudeIT::isClaude).toList();
       assertFalse(harness.isEmpty(), "the claude process should be running mid-stream");
