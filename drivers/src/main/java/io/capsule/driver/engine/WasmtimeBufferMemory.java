@@ -71,6 +71,18 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
     unchecked = true;
   }
 
+  /**
+   * The guest ran, and this is the memory's size in bytes now, as a helper module read it with
+   * {@code memory.size} at the end of its call ({@link WasmtimeHelpers}): the view is kept if it
+   * has that size, else fetched again at the next access; either way without asking wasmtime.
+   */
+  void sizeIs(long bytes) {
+    if (buffer != null && buffer.capacity() != bytes) {
+      buffer = null;
+    }
+    unchecked = false;
+  }
+
   private ByteBuffer buf() {
     if (buffer == null || (unchecked && currentSize.getAsLong() != buffer.capacity())) {
       buffer = fetch.get();
