@@ -90,8 +90,8 @@ public final class WasmtimeEngine implements WasmEngine {
   }
 
   /**
-   * One of the {@link WasmtimeStringLists} helper modules by resource name, compiled once per
-   * engine on first use.
+   * One of the {@link WasmtimeHelpers} modules by resource name, compiled once per engine on first
+   * use.
    */
   private synchronized Module helper(String resource) {
     if (closed) {

@@ -14,7 +14,7 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -24,7 +24,8 @@ import java.util.function.Function;
  * <p>With a {@code cabi_realloc} and a memory, a {@code list<string>} is lowered by {@link
  * WasmtimeStringLists} in one call, and a one-i32 post-return is deferred to the next call into the
  * instance (run inside that helper call, or just before any other export): see there for why the
- * canonical ABI allows both.
+ * canonical ABI allows both. With a memory, an export of core type {@code (i32, i32) -> i32}
+ * ({@code parse}) is called through {@link WasmtimeCallPairs}, so no value crosses JNI.
  *
  * <p>Not thread-safe: a store must be used by one thread at a time; the run's driver actor owns it.
  */
@@ -40,7 +41,9 @@ final class WasmtimeInstance implements WasmInstance {
   private final Memory memory;
   private final WasmtimeBufferMemory guestMemory;
   private final WasmtimeExports exports;
+  private final WasmtimeHelpers helpers;
   private final WasmtimeStringLists stringLists;
+  private final WasmtimeCallPairs callPairs;
   private boolean closed;
 
   private WasmtimeInstance(
@@ -48,7 +51,7 @@ final class WasmtimeInstance implements WasmInstance {
       Instance instance,
       PreparedModule prepared,
       Duration deadline,
-      Function<String, Module> stringListHelpers) {
+      Function<String, Module> helperModules) {
     this.store = store;
     this.instance = instance;
     this.prepared = prepared;
@@ -64,38 +67,35 @@ final class WasmtimeInstance implements WasmInstance {
             prepared::signature,
             this::lookup,
             (export, e) -> classify(export, deadline, e));
-    Optional<Func> realloc =
-        memory == null ? Optional.empty() : instance.getFunc(store, "cabi_realloc");
-    this.stringLists =
-        realloc
-            .map(
-                r ->
-                    new WasmtimeStringLists(
-                        store,
-                        stringListHelpers,
-                        memory,
-                        r,
-                        deadlineTicks,
-                        guestMemory,
-                        prepared::signature,
-                        this::lookup,
-                        (export, e) -> classify(export, deadline, e)))
-            .orElse(null);
-    if (stringLists != null) {
-      guestMemory.offerStringLists(stringLists);
+    if (memory == null) {
+      this.helpers = null;
+      this.stringLists = null;
+      this.callPairs = null;
+    } else {
+      BiFunction<String, RuntimeException, RuntimeException> failed =
+          (export, e) -> classify(export, deadline, e);
+      this.helpers = new WasmtimeHelpers(store, helperModules, memory, deadlineTicks, guestMemory);
+      this.callPairs = new WasmtimeCallPairs(helpers, prepared::signature, this::lookup, failed);
+      this.stringLists =
+          hasExport("cabi_realloc")
+              ? new WasmtimeStringLists(helpers, prepared::signature, this::lookup, failed)
+              : null;
+      if (stringLists != null) {
+        guestMemory.offerStringLists(stringLists);
+      }
     }
   }
 
   /**
-   * @param stringListHelpers the compiled {@link WasmtimeStringLists} helper modules by resource
-   *     name, fetched at the first list when the driver exports a memory and {@code cabi_realloc}
+   * @param helperModules the compiled {@link WasmtimeHelpers} modules by resource name, fetched at
+   *     the first call that uses one when the driver exports a memory
    */
   static WasmtimeInstance create(
       Engine engine,
       Module module,
       PreparedModule prepared,
       Duration deadline,
-      Function<String, Module> stringListHelpers) {
+      Function<String, Module> helperModules) {
     Store<Void> store = new Store<>(null, engine);
     Instance instance;
     try {
@@ -106,7 +106,7 @@ final class WasmtimeInstance implements WasmInstance {
       throw classify("instantiation", deadline, e);
     }
     WasmtimeInstance created =
-        new WasmtimeInstance(store, instance, prepared, deadline, stringListHelpers);
+        new WasmtimeInstance(store, instance, prepared, deadline, helperModules);
     try {
       prepared.initialize(created);
     } catch (RuntimeException e) {
@@ -136,6 +136,9 @@ final class WasmtimeInstance implements WasmInstance {
         exports.call(post.getKey(), new long[] {post.getValue()});
       }
     }
+    if (callPairs != null && callPairs.takes(export, args)) {
+      return callPairs.call(export, args);
+    }
     return exports.call(export, args);
   }
 
@@ -162,8 +165,8 @@ final class WasmtimeInstance implements WasmInstance {
       return;
     }
     closed = true;
-    if (stringLists != null) {
-      stringLists.close();
+    if (helpers != null) {
+      helpers.close();
     }
     exports.dispose();
     if (memory != null) {

@@ -1,14 +1,7 @@
 package io.capsule.driver.engine;
 
-import io.github.kawamuray.wasmtime.Extern;
 import io.github.kawamuray.wasmtime.Func;
-import io.github.kawamuray.wasmtime.Instance;
-import io.github.kawamuray.wasmtime.Memory;
-import io.github.kawamuray.wasmtime.Module;
-import io.github.kawamuray.wasmtime.Store;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +17,12 @@ import java.util.function.Function;
  * was the 17 crossings lowering 16 lines), while a call from WebAssembly to WebAssembly costs
  * nanoseconds. Most of a crossing's cost is marshalling each parameter and result (a {@code Val})
  * through JNI, not the call itself (measured: one call taking the first 16 lengths as 17 parameters
- * was slower than two calls with 9 values in all), so the helper takes the count and returns one
- * packed i64. The lengths, and a pending post-return's argument, reach it through the memory of a
- * second module ({@code string-lengths.wat}), which the host writes through a direct buffer: the
- * driver's memory is the guest's, and only what its allocator returned is the host's to write. A
- * batch of {@code parse} costs two crossings: this helper and the export.
+ * was slower than two calls with 9 values in all), so the helper takes no value and returns none:
+ * the count, the lengths and a pending post-return's argument reach it, and its packed result and
+ * the memory's size come back, through the scratch memory of {@link WasmtimeHelpers}, which the
+ * host reads and writes through a direct buffer: the driver's memory is the guest's, and only what
+ * its allocator returned is the host's to write. A batch of {@code parse} costs two crossings,
+ * neither with a value: this helper and the export through {@link WasmtimeCallPairs}.
  *
  * <p>Why the canonical ABI allows it: the guest's allocator sees the very calls {@code
  * store_list_into_range} makes — {@code cabi_realloc(0, 0, 4, 8 * count)} for the list, then {@code
@@ -52,9 +46,6 @@ final class WasmtimeStringLists {
   /** The helper module's bytes, built from {@code src/main/wat/alloc-strings.wat}. */
   static final String RESOURCE = "alloc-strings.wasm";
 
-  /** The scratch module's bytes, built from {@code src/main/wat/string-lengths.wat}. */
-  static final String SCRATCH_RESOURCE = "string-lengths.wasm";
-
   /** {@link #allocate}'s high 32 bits when every allocation was good. */
   static final int ALL_GOOD = -1;
 
@@ -62,60 +53,37 @@ final class WasmtimeStringLists {
   static final int BAD_LIST = -2;
 
   private static final String EXPORT = "alloc_string_list";
+  private static final String REALLOC = "cabi_realloc";
   private static final String POST_PREFIX = "cabi_post_";
-  private static final CoreModule.FuncType TYPE =
-      new CoreModule.FuncType(List.of(CoreModule.ValType.I32), List.of(CoreModule.ValType.I64));
   private static final CoreModule.FuncType POST_TYPE =
       new CoreModule.FuncType(List.of(CoreModule.ValType.I32), List.of());
-  private static final int PAGE = 1 << 16;
-  private static final int LENGTHS_AT = 8;
 
-  private final Store<?> store;
-  private final Function<String, Module> modules;
-  private final Memory memory;
-  private final Func realloc;
-  private final long deadlineTicks;
-  private final WasmtimeBufferMemory view;
+  /** The scratch's exports the helper imports, in its import order. */
+  private static final List<String> SCRATCH_IMPORTS =
+      List.of("length", "post_pending", "post_arg", "post_done", "count", "report");
+
+  private final WasmtimeHelpers helpers;
   private final Function<String, CoreModule.FuncType> signatures;
   private final Function<String, Func> lookup;
   private final BiFunction<String, RuntimeException, RuntimeException> classify;
-  private final long[] countArg = new long[1];
 
   /** One helper instance per post-return it calls; {@code ""} for the scratch's no-op. */
-  private final Map<String, Helper> helpers = new HashMap<>();
+  private final Map<String, WasmtimeHelpers.Helper> byPost = new HashMap<>();
 
-  private Instance scratch;
-  private Memory scratchMemory;
-  private ByteBuffer scratchView;
   private String pendingPost;
 
-  /** A helper instance, the function handles it was given (freed with it) and its export. */
-  private record Helper(Instance instance, List<Func> imports, WasmtimeExports exports) {}
-
   /**
-   * @param modules the compiled helper modules by resource name ({@link #RESOURCE}, {@link
-   *     #SCRATCH_RESOURCE}), fetched at the first list
-   * @param realloc the driver's {@code cabi_realloc}, owned (disposed) by this object
+   * @param helpers the store's helpers, whose scratch this object shares
    * @param signatures a driver export's core signature
-   * @param lookup a driver export's {@link Func}, a new handle this object owns
+   * @param lookup a driver export's {@link Func}, a new handle the caller owns
    * @param classify what a failed call becomes, given the guest function and wasmtime's error
    */
   WasmtimeStringLists(
-      Store<?> store,
-      Function<String, Module> modules,
-      Memory memory,
-      Func realloc,
-      long deadlineTicks,
-      WasmtimeBufferMemory view,
+      WasmtimeHelpers helpers,
       Function<String, CoreModule.FuncType> signatures,
       Function<String, Func> lookup,
       BiFunction<String, RuntimeException, RuntimeException> classify) {
-    this.store = store;
-    this.modules = modules;
-    this.memory = memory;
-    this.realloc = realloc;
-    this.deadlineTicks = deadlineTicks;
-    this.view = view;
+    this.helpers = helpers;
     this.signatures = signatures;
     this.lookup = lookup;
     this.classify = classify;
@@ -124,7 +92,8 @@ final class WasmtimeStringLists {
   /**
    * Whether the call of {@code export} is a post-return this object runs at the start of the next
    * list it allocates (recorded if so): a {@code cabi_post_*} export taking one i32, with none
-   * pending already. The caller calls {@link #pendingPost} before any other call into the instance.
+   * pending already. The caller calls {@link #takePendingPost} before any other call into the
+   * instance.
    */
   boolean defers(String export, long[] args) {
     if (pendingPost != null
@@ -133,9 +102,9 @@ final class WasmtimeStringLists {
         || !POST_TYPE.equals(signatures.apply(export))) {
       return false;
     }
-    ensureScratch();
-    scratchView.putInt(4, (int) args[0]);
-    scratchView.putInt(0, 1);
+    ByteBuffer scratch = scratch();
+    scratch.putInt(WasmtimeHelpers.POST_ARG, (int) args[0]);
+    scratch.putInt(WasmtimeHelpers.POST_PENDING, 1);
     pendingPost = export;
     return true;
   }
@@ -148,10 +117,11 @@ final class WasmtimeStringLists {
     if (pendingPost == null) {
       return null;
     }
+    ByteBuffer scratch = scratch();
     Map.Entry<String, Long> out =
-        Map.entry(pendingPost, Integer.toUnsignedLong(scratchView.getInt(4)));
+        Map.entry(pendingPost, Integer.toUnsignedLong(scratch.getInt(WasmtimeHelpers.POST_ARG)));
     pendingPost = null;
-    scratchView.putInt(0, 0);
+    scratch.putInt(WasmtimeHelpers.POST_PENDING, 0);
     return out;
   }
 
@@ -165,115 +135,61 @@ final class WasmtimeStringLists {
    *     the string it was for (nothing was stored through a bad pointer)
    */
   long allocate(int[] lengths) {
-    ensureScratch();
     String post = pendingPost == null ? "" : pendingPost;
-    Helper helper = helpers.get(post);
+    WasmtimeHelpers.Helper helper = byPost.get(post);
     if (helper == null) {
       helper = instantiate(post);
     }
     int count = lengths.length;
-    ensureCapacity(count);
-    ByteBuffer out = scratchView;
+    ByteBuffer out = helpers.scratchForLengths(count, this::reallocFailed);
+    out.putInt(WasmtimeHelpers.COUNT, count);
     for (int i = 0; i < count; i++) {
-      out.putInt(LENGTHS_AT + i * 4, lengths[i]);
+      out.putInt(WasmtimeHelpers.LENGTHS + i * 4, lengths[i]);
     }
-    countArg[0] = count;
     try {
-      return helper.exports.call(EXPORT, countArg)[0];
+      return helpers.call(helper);
     } finally {
       pendingPost = null;
     }
   }
 
-  /** Grows the scratch memory (a host call, no guest code) until it holds {@code count} lengths. */
-  private void ensureCapacity(int count) {
-    long needed = LENGTHS_AT + 4L * count;
-    if (needed <= scratchView.capacity()) {
-      return;
-    }
-    long pages = (needed + PAGE - 1) / PAGE - scratchView.capacity() / PAGE;
-    try {
-      scratchMemory.grow(store, pages);
-    } catch (RuntimeException e) {
-      throw classify.apply("cabi_realloc", e);
-    }
-    scratchView = scratchMemory.buffer(store).order(ByteOrder.LITTLE_ENDIAN);
+  private ByteBuffer scratch() {
+    return helpers.scratch(this::reallocFailed);
   }
 
-  private void ensureScratch() {
-    if (scratch != null) {
-      return;
-    }
-    try {
-      // No start function: instantiating runs no guest code.
-      scratch = new Instance(store, modules.apply(SCRATCH_RESOURCE), List.of());
-    } catch (RuntimeException e) {
-      throw classify.apply("cabi_realloc", e);
-    }
-    scratchMemory = scratch.getMemory(store, "scratch").orElseThrow();
-    scratchView = scratchMemory.buffer(store).order(ByteOrder.LITTLE_ENDIAN);
+  private RuntimeException reallocFailed(RuntimeException e) {
+    return classify.apply(REALLOC, e);
   }
 
   /** A helper instance whose {@code post} import is the driver's {@code post} export. */
-  private Helper instantiate(String post) {
-    List<Func> owned = new ArrayList<>();
-    Instance instance;
+  private WasmtimeHelpers.Helper instantiate(String post) {
+    scratch(); // before no_post is looked up in it
+    Func realloc = null;
+    Func postFunc = null;
     try {
-      Func postFunc = post.isEmpty() ? scratchFunc("no_post") : lookup.apply(post);
-      owned.add(postFunc);
-      List<Extern> imports = new ArrayList<>();
-      imports.add(Extern.fromMemory(memory));
-      imports.add(Extern.fromFunc(realloc));
-      for (String name : List.of("length", "post_pending", "post_arg", "post_done")) {
-        Func f = scratchFunc(name);
-        owned.add(f);
-        imports.add(Extern.fromFunc(f));
-      }
-      imports.add(Extern.fromFunc(postFunc));
-      // No start function: instantiating runs no guest code.
-      instance = new Instance(store, modules.apply(RESOURCE), imports);
+      realloc = lookup.apply(REALLOC);
+      postFunc = post.isEmpty() ? helpers.scratchFunc("no_post") : lookup.apply(post);
     } catch (RuntimeException e) {
-      owned.forEach(Func::dispose);
-      throw classify.apply("cabi_realloc", e);
+      if (realloc != null) {
+        realloc.dispose();
+      }
+      throw reallocFailed(e);
     }
-    WasmtimeExports exports =
-        new WasmtimeExports(
-            store,
-            deadlineTicks,
-            view,
-            name -> {
-              if (EXPORT.equals(name)) {
-                return TYPE;
-              }
-              throw Failures.noSuchExport(name);
-            },
-            name -> instance.getFunc(store, name).orElseThrow(() -> Failures.noSuchExport(name)),
+    WasmtimeHelpers.Helper helper =
+        helpers.instantiate(
+            RESOURCE,
+            EXPORT,
+            List.of(realloc, postFunc),
+            SCRATCH_IMPORTS,
             // Still flagged: the post-return did not return, so it is what failed.
-            (export, e) ->
+            e ->
                 classify.apply(
-                    !post.isEmpty() && scratchView.getInt(0) != 0 ? post : "cabi_realloc", e));
-    Helper helper = new Helper(instance, owned, exports);
-    helpers.put(post, helper);
+                    !post.isEmpty() && scratch().getInt(WasmtimeHelpers.POST_PENDING) != 0
+                        ? post
+                        : REALLOC,
+                    e),
+            this::reallocFailed);
+    byPost.put(post, helper);
     return helper;
-  }
-
-  private Func scratchFunc(String name) {
-    return scratch.getFunc(store, name).orElseThrow(() -> Failures.noSuchExport(name));
-  }
-
-  void close() {
-    for (Helper h : helpers.values()) {
-      h.exports.dispose();
-      h.instance.dispose();
-      h.imports.forEach(Func::dispose);
-    }
-    helpers.clear();
-    if (scratchMemory != null) {
-      scratchMemory.dispose();
-    }
-    if (scratch != null) {
-      scratch.dispose();
-    }
-    realloc.dispose();
   }
 }
