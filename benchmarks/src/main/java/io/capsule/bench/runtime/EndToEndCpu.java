@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
 import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.harness.HarnessLimits;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +26,11 @@ import java.util.List;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.capsule.bench.runtime.EndToEndCpu \
- *   [rounds=8] [lines=20000] [engine=wasmtime] [warm-up rounds=3]
+ *   [rounds=8] [lines=20000] [engine=wasmtime] [warm-up rounds=3] [batches-in-flight=2]
  * </pre>
+ *
+ * <p>The last argument sets {@code capsule.run.batches-in-flight} for the run (1 is the behaviour
+ * before it existed), so its effect can be measured in one jar.
  */
 public final class EndToEndCpu {
 
@@ -37,18 +41,23 @@ public final class EndToEndCpu {
     int lines = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
     String engine = args.length > 2 ? args[2] : "wasmtime";
     int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+    int inFlight =
+        args.length > 4 ? Integer.parseInt(args[4]) : HarnessLimits.DEFAULT_BATCHES_IN_FLIGHT;
     OperatingSystemMXBean os = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
     Path file = RecordedLines.write(lines, RecordedLines.withoutResults());
     try (DriverLoader loader = DriverLoader.create(engine, DriverLoader.Settings.DEFAULTS);
-        BenchRuntime rt = BenchRuntime.start("e2e-cpu")) {
+        BenchRuntime rt =
+            BenchRuntime.start(
+                "e2e-cpu", l -> l.withHarness(l.harness().withBatchesInFlight(inFlight)))) {
       LoadedDriver claude = loader.load("builtin:claude-code");
       long expected =
           EndToEndComponentBench.texts(claude, Files.readAllLines(file, StandardCharsets.UTF_8));
       CapsuleRef capsule =
           rt.register("claude-component", () -> new ClaudeComponentDriver(claude.newInstance()));
       System.out.printf(
-          "EndToEndCpu: %d lines, engine %s, %d warm-up + %d rounds; load at start %s%n",
-          lines, engine, warmUp, rounds, load());
+          "EndToEndCpu: %d lines, engine %s, %d batches in flight, %d warm-up + %d rounds; load at"
+              + " start %s%n",
+          lines, engine, inFlight, warmUp, rounds, load());
       System.out.println(
           "round | cat wall ms | cat cpu ms | run wall ms | run cpu ms | wall ratio | cpu ratio"
               + " | load 1/5/15");
