@@ -7,11 +7,16 @@ import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.harness.HarnessLimits;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@link EndToEndComponentBench}'s workload as a plain {@code main} that reports CPU beside wall
@@ -62,11 +67,16 @@ public final class EndToEndCpu {
           "round | cat wall ms | cat cpu ms | run wall ms | run cpu ms | wall ratio | cpu ratio"
               + " | load 1/5/15");
       List<double[]> measured = new ArrayList<>();
+      Map<String, Long> split = new TreeMap<>();
       int run = 0;
       for (int r = -warmUp; r < rounds; r++) {
         long[] cat = timed(os, () -> BenchRuntime.catLines(file, lines));
         String task = "e2e-cpu-" + ++run;
+        Map<String, Long> threads0 = threadCpu();
         long[] comp = timed(os, () -> rt.runCountingTexts(task, capsule, file, expected));
+        if (r >= 0) {
+          addSplit(split, threads0, threadCpu(), comp[1]);
+        }
         double wallRatio = (double) cat[0] / comp[0];
         double cpuRatio = (double) cat[1] / comp[1];
         System.out.printf(
@@ -91,9 +101,76 @@ public final class EndToEndCpu {
           median(measured, 2) / 1e6,
           median(measured, 3) / 1e6,
           load());
+      System.out.println("the run's CPU by thread pool, ms per run (mean of the measured rounds):");
+      for (Map.Entry<String, Long> e : split.entrySet()) {
+        System.out.printf("  %-55s %6.1f%n", e.getKey(), e.getValue() / 1e6 / rounds);
+      }
     } finally {
       Files.deleteIfExists(file);
     }
+  }
+
+  /**
+   * CPU ns so far of every live Java thread (by id and name) and of the JVM's own threads that Java
+   * does not list (the JIT compilers, GC, the VM thread: read from {@code /proc/self/task}, in
+   * clock ticks of 10 ms, summed by kind).
+   */
+  private static Map<String, Long> threadCpu() throws IOException {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    Map<String, Long> out = new HashMap<>();
+    try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String comm;
+        String[] stat;
+        try {
+          comm = Files.readString(task.resolve("comm")).trim();
+          String line = Files.readString(task.resolve("stat"));
+          stat = line.substring(line.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException ended) {
+          continue;
+        }
+        String kind =
+            comm.startsWith("C1 Comp") || comm.startsWith("C2 Comp")
+                ? "0 (JVM) JIT compilers"
+                : comm.startsWith("GC ") || comm.startsWith("G1 ")
+                    ? "0 (JVM) GC"
+                    : comm.equals("VM Thread") ? "0 (JVM) VM thread" : null;
+        if (kind != null) {
+          // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command's ')'.
+          long ticks = Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
+          out.merge(kind, ticks * 10_000_000L, Long::sum);
+        }
+      }
+    }
+    long self = Thread.currentThread().getId();
+    for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+      // This thread only waits for the run; its CPU between snapshots is mostly this scan.
+      if (info == null || info.getThreadId() == self) {
+        continue;
+      }
+      long cpu = mx.getThreadCpuTime(info.getThreadId());
+      if (cpu > 0) {
+        // Each thread under its own id and name, so one that ended in between is not miscounted.
+        out.put(info.getThreadId() + " " + info.getThreadName(), cpu);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Adds the CPU each pool used between two snapshots; what no thread listed accounts for (threads
+   * that ended, the 10 ms ticks' rounding) is the rest of the process's CPU.
+   */
+  private static void addSplit(
+      Map<String, Long> split, Map<String, Long> before, Map<String, Long> after, long process) {
+    long java = 0;
+    for (Map.Entry<String, Long> e : after.entrySet()) {
+      long used = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      java += used;
+      String pool = e.getKey().substring(e.getKey().indexOf(' ') + 1).replaceAll("\\d+", "N");
+      split.merge(pool, used, Long::sum);
+    }
+    split.merge("(the rest of the process: threads that ended, ...)", process - java, Long::sum);
   }
 
   /** Something to time that may throw. */
