@@ -108,12 +108,13 @@ public record RunLimits(
         run.workRoot(),
         BLOCKING_DISPATCHER,
         new HarnessLimits(
-            run.batchMaxLines(),
-            run.lineCapBytes(),
-            Math.max(1, run.stderrTailBytes()),
-            run.stderrDrainTimeout(),
-            run.versionProbeTimeout(),
-            HARNESS_IO_DISPATCHER),
+                run.batchMaxLines(),
+                run.lineCapBytes(),
+                Math.max(1, run.stderrTailBytes()),
+                run.stderrDrainTimeout(),
+                run.versionProbeTimeout(),
+                HARNESS_IO_DISPATCHER)
+            .withBatchesInFlight(run.batchesInFlight()),
         BridgeConfig.defaults(),
         new RunRetention.Keep(run.keepCount(), run.keepAge()));
   }

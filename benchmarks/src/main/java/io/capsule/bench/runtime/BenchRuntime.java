@@ -22,6 +22,7 @@ import java.util.Comparator;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -49,12 +50,17 @@ final class BenchRuntime implements AutoCloseable {
   }
 
   static BenchRuntime start(String name) {
+    return start(name, limits -> limits);
+  }
+
+  /** As {@link #start(String)}, with the default limits changed by {@code tune}. */
+  static BenchRuntime start(String name, UnaryOperator<RunLimits> tune) {
     try {
       Path root = Files.createTempDirectory("capsule-bench-" + name + "-");
       ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), name);
       EmbeddedRuntime rt =
           EmbeddedRuntime.create(
-              system, RunLimits.defaults(root), EmbeddedRuntime.noFolderDrivers());
+              system, tune.apply(RunLimits.defaults(root)), EmbeddedRuntime.noFolderDrivers());
       return new BenchRuntime(system, rt, root);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

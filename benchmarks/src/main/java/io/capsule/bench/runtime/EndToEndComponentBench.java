@@ -72,7 +72,7 @@ public class EndToEndComponentBench {
   }
 
   /** How many {@code text} events the component makes from {@code all}, in batches of 256. */
-  private static long texts(LoadedDriver driver, List<String> all) {
+  static long texts(LoadedDriver driver, List<String> all) {
     long texts = 0;
     try (ProcessDriver d = driver.newInstance()) {
       for (int at = 0; at < all.size(); at += 256) {

@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param interruptGrace absolute deadline to end a turn after a delivered interrupt
  * @param stderrTailBytes stderr bytes kept for classify-exit and the trace
  * @param batchMaxLines most lines per parse call (at least 1)
+ * @param batchesInFlight stdout batches handed on and not yet parsed (at least 1)
  * @param lineCapBytes longest stdout line kept whole
  * @param stderrDrainTimeout wait for stderr EOF after the harness exits
  * @param keepCount finished run directories kept in the work root, newest first
@@ -33,6 +34,7 @@ public record RunSettings(
     Duration interruptGrace,
     int stderrTailBytes,
     int batchMaxLines,
+    int batchesInFlight,
     int lineCapBytes,
     Duration stderrDrainTimeout,
     int keepCount,
@@ -63,6 +65,7 @@ public record RunSettings(
         r.nonNegative(p + "interrupt-grace"),
         (int) r.bytes(p + "stderr-tail-bytes", 0, Integer.MAX_VALUE),
         r.count(p + "batch-max-lines", 1, Integer.MAX_VALUE),
+        r.count(p + "batches-in-flight", 1, Integer.MAX_VALUE),
         (int) r.bytes(p + "line-cap-bytes", 1, Integer.MAX_VALUE - 8),
         r.nonNegative(p + "stderr-drain-timeout"),
         r.count(p + "keep.count", 0, Integer.MAX_VALUE),

@@ -40,6 +40,7 @@ class CapsuleSettingsTest {
         def("run.interrupt-grace", s -> s.run().interruptGrace(), Duration.ofSeconds(10)),
         def("run.stderr-tail-bytes", s -> s.run().stderrTailBytes(), 4096),
         def("run.batch-max-lines", s -> s.run().batchMaxLines(), 256),
+        def("run.batches-in-flight", s -> s.run().batchesInFlight(), 2),
         def("run.line-cap-bytes", s -> s.run().lineCapBytes(), 8 * 1024 * 1024),
         def("run.stderr-drain-timeout", s -> s.run().stderrDrainTimeout(), Duration.ofSeconds(2)),
         def("run.trace", s -> s.run().trace(), true),
@@ -196,6 +197,7 @@ class CapsuleSettingsTest {
           capsule.run.terminal-grace                  | -1ms       | must not be negative
           capsule.run.version-probe-timeout           | soon       | wrong kind
           capsule.run.batch-max-lines                 | 0          | between 1 and
+          capsule.run.batches-in-flight               | 0          | between 1 and
           capsule.run.line-cap-bytes                  | 0          | between 1 and
           capsule.run.stderr-tail-bytes               | lots       | wrong kind
           capsule.run.trace                           | maybe      | wrong kind

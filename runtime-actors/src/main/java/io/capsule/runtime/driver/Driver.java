@@ -10,6 +10,8 @@ import io.capsule.driver.api.LaunchResult;
 import io.capsule.driver.api.ProcessDriver;
 import io.capsule.runtime.metrics.RuntimeMetrics;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -31,10 +33,15 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * Owns one run's {@link ProcessDriver} instance (docs/run-semantics.md §2). Every call runs on the
- * blocking dispatcher, one at a time; its deadline is a timer message restarted before each call. A
+ * blocking dispatcher, one at a time, in the order the calls arrived: a call that comes while
+ * another runs waits here (the run sends the next {@link Parse} before the last one is answered, up
+ * to {@code capsule.run.batches-in-flight}, so the next batch is ready when a parse returns; the
+ * queue is as bounded as that). Each call's deadline is a timer message started when that call
+ * starts on a blocking thread, so time spent waiting behind the call before it does not count. A
  * call that throws, overruns or returns nothing usable answers {@link Failed} ({@code E-RUN-034},
- * naming the function) and stops this actor: it is never restarted, because a fresh instance would
- * not know what {@code launch} was told.
+ * naming the function) and stops this actor; the calls waiting behind it are dropped unanswered
+ * (the run counts what it sent). It is never restarted, because a fresh instance would not know
+ * what {@code launch} was told.
  *
  * <p>The instance is closed on {@code PostStop} and {@code PreRestart}; when a call is still
  * running on the blocking thread, it is closed after that call returns (an instance is used by one
@@ -66,6 +73,10 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
 
   /** The call left the blocking dispatcher's queue and runs now: its deadline starts. */
   private record CallStarted(long callId) implements Command {}
+
+  /** A call that arrived while another ran: started, in order, when the ones before it are done. */
+  private record Waiting(
+      String name, ActorRef<Reply> replyTo, Function<ProcessDriver, Reply> body) {}
 
   /** What the run receives. */
   public sealed interface Reply {}
@@ -104,6 +115,7 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
   private String callName = "";
   private ActorRef<Reply> callReplyTo;
   private boolean busy;
+  private final Deque<Waiting> waiting = new ArrayDeque<>();
 
   /**
    * @param factory makes the instance (on the blocking dispatcher, at the first call): a WASM
@@ -158,14 +170,14 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
   private Behavior<Command> call(
       String name, ActorRef<Reply> replyTo, Function<ProcessDriver, Reply> body) {
     if (busy) {
-      // The run sends one call at a time; a second one is a bug in the caller, not the driver.
-      replyTo.tell(
-          new Failed(
-              Diagnostic.of(
-                      Code.E_RUN_034, "driver called in " + name + " while busy in " + callName)
-                  .with("function", name)));
+      waiting.addLast(new Waiting(name, replyTo, body));
       return this;
     }
+    start(name, replyTo, body);
+    return this;
+  }
+
+  private void start(String name, ActorRef<Reply> replyTo, Function<ProcessDriver, Reply> body) {
     busy = true;
     long id = ++callId;
     callName = name;
@@ -193,7 +205,6 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
             blocking);
     inFlight = future;
     getContext().pipeToSelf(future, (result, failure) -> new CallDone(id, result, unwrap(failure)));
-    return this;
   }
 
   private Behavior<Command> onCallDone(CallDone done) {
@@ -206,6 +217,10 @@ public final class Driver extends AbstractBehavior<Driver.Command> {
       return fail(describe(done.failure()));
     }
     callReplyTo.tell(done.reply());
+    Waiting next = waiting.pollFirst();
+    if (next != null) {
+      start(next.name(), next.replyTo(), next.body());
+    }
     return this;
   }
 

@@ -11,6 +11,9 @@ import java.util.Objects;
  *
  * @param batchMaxLines most lines handed to the listener in one batch (spec default 256: large
  *     enough to amortise a driver call, small enough to keep one batch's latency low)
+ * @param batchesInFlight stdout batches handed to the listener and not yet acknowledged, at least 1
+ *     (settings default 2: the next batch is framed and waiting while one is parsed; memory stays
+ *     bounded by this many batches)
  * @param lineCapBytes a stdout line longer than this is cut (spec default 8 MiB)
  * @param stderrTailBytes how much of stderr's end is kept for classify-exit (spec default 4096)
  * @param stderrDrainTimeout how long after the harness exits stderr may still be read before the
@@ -27,6 +30,7 @@ import java.util.Objects;
  */
 public record HarnessLimits(
     int batchMaxLines,
+    int batchesInFlight,
     int lineCapBytes,
     int stderrTailBytes,
     Duration stderrDrainTimeout,
@@ -37,9 +41,15 @@ public record HarnessLimits(
   /** Pekko's blocking-IO dispatcher; a dedicated, growing one is better for many runs. */
   public static final String DEFAULT_IO_DISPATCHER = "pekko.actor.default-blocking-io-dispatcher";
 
+  /** {@code capsule.run.batches-in-flight}'s default (see {@code reference.conf} for why 2). */
+  public static final int DEFAULT_BATCHES_IN_FLIGHT = 2;
+
   public HarnessLimits {
     if (batchMaxLines < 1) {
       throw new IllegalArgumentException("batchMaxLines must be at least 1");
+    }
+    if (batchesInFlight < 1) {
+      throw new IllegalArgumentException("batchesInFlight must be at least 1");
     }
     if (lineCapBytes < 1) {
       throw new IllegalArgumentException("lineCapBytes must be at least 1");
@@ -53,7 +63,7 @@ public record HarnessLimits(
     Objects.requireNonNull(containment, "containment");
   }
 
-  /** Without containment (see {@link #withContainment}). */
+  /** {@link #DEFAULT_BATCHES_IN_FLIGHT}, without containment (see the {@code with} methods). */
   public HarnessLimits(
       int batchMaxLines,
       int lineCapBytes,
@@ -63,6 +73,7 @@ public record HarnessLimits(
       String ioDispatcher) {
     this(
         batchMaxLines,
+        DEFAULT_BATCHES_IN_FLIGHT,
         lineCapBytes,
         stderrTailBytes,
         stderrDrainTimeout,
@@ -74,6 +85,7 @@ public record HarnessLimits(
   public HarnessLimits withContainment(ContainmentConfig value) {
     return new HarnessLimits(
         batchMaxLines,
+        batchesInFlight,
         lineCapBytes,
         stderrTailBytes,
         stderrDrainTimeout,
@@ -96,6 +108,19 @@ public record HarnessLimits(
   public HarnessLimits withBatchMaxLines(int value) {
     return new HarnessLimits(
         value,
+        batchesInFlight,
+        lineCapBytes,
+        stderrTailBytes,
+        stderrDrainTimeout,
+        probeTimeout,
+        ioDispatcher,
+        containment);
+  }
+
+  public HarnessLimits withBatchesInFlight(int value) {
+    return new HarnessLimits(
+        batchMaxLines,
+        value,
         lineCapBytes,
         stderrTailBytes,
         stderrDrainTimeout,
@@ -107,6 +132,7 @@ public record HarnessLimits(
   public HarnessLimits withLineCapBytes(int value) {
     return new HarnessLimits(
         batchMaxLines,
+        batchesInFlight,
         value,
         stderrTailBytes,
         stderrDrainTimeout,
@@ -118,6 +144,7 @@ public record HarnessLimits(
   public HarnessLimits withStderrDrainTimeout(Duration value) {
     return new HarnessLimits(
         batchMaxLines,
+        batchesInFlight,
         lineCapBytes,
         stderrTailBytes,
         value,
@@ -129,6 +156,7 @@ public record HarnessLimits(
   public HarnessLimits withProbeTimeout(Duration value) {
     return new HarnessLimits(
         batchMaxLines,
+        batchesInFlight,
         lineCapBytes,
         stderrTailBytes,
         stderrDrainTimeout,
@@ -140,6 +168,7 @@ public record HarnessLimits(
   public HarnessLimits withIoDispatcher(String value) {
     return new HarnessLimits(
         batchMaxLines,
+        batchesInFlight,
         lineCapBytes,
         stderrTailBytes,
         stderrDrainTimeout,

@@ -1,6 +1,8 @@
 package io.capsule.runtime.harness;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
@@ -9,10 +11,11 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What the harness writes, as the listener of {@link HarnessProcess} sees it. Each stdout batch
  * becomes a {@link HarnessProcess.LineCut} per cut line and one {@link HarnessProcess.Lines}, and
- * stays unacknowledged until the listener's {@link HarnessProcess.BatchHandled}: one batch in
- * flight, so the pump waits, the pipe fills and the harness blocks in its write, and nothing is
- * buffered without bound. Stderr chunks go into the bounded {@link StderrTail} and are acknowledged
- * at once.
+ * stays unacknowledged until the listener's {@link HarnessProcess.BatchHandled}, which acknowledges
+ * the oldest batch not yet acknowledged. The pump delivers at most {@link
+ * HarnessLimits#batchesInFlight()} unacknowledged batches, then waits: the pipe fills and the
+ * harness blocks in its write, and nothing is buffered without bound. Stderr chunks go into the
+ * bounded {@link StderrTail} and are acknowledged at once.
  *
  * <p>Confined to the owning actor's thread; the acknowledgements complete the pumps' futures.
  */
@@ -21,7 +24,8 @@ final class HarnessOutput {
   private final ActorRef<HarnessProcess.Event> listener;
   private final int lineCapBytes;
   private final StderrTail stderr;
-  private CompletableFuture<Done> pendingAck;
+  // Oldest first; at most batchesInFlight long, since the pump waits for the oldest beyond that.
+  private final Deque<CompletableFuture<Done>> pendingAcks = new ArrayDeque<>();
   private boolean stdoutEnded;
 
   HarnessOutput(ActorRef<HarnessProcess.Event> listener, HarnessLimits limits) {
@@ -31,7 +35,7 @@ final class HarnessOutput {
   }
 
   void onStdoutBatch(List<LineFramer.Line> lines, CompletableFuture<Done> ack) {
-    pendingAck = ack;
+    pendingAcks.addLast(ack);
     List<String> texts = new ArrayList<>(lines.size());
     for (LineFramer.Line line : lines) {
       if (line.isCut()) {
@@ -48,12 +52,15 @@ final class HarnessOutput {
     listener.tell(new HarnessProcess.Lines(texts));
   }
 
-  /** The listener handled the last batch: the pump may deliver the next. */
+  /**
+   * The listener handled a batch: the oldest unacknowledged one (the listener handles them in the
+   * order they came), so the pump may deliver one more. An acknowledgement with none pending is
+   * ignored.
+   */
   void batchHandled() {
-    if (pendingAck != null) {
-      CompletableFuture<Done> done = pendingAck;
-      pendingAck = null;
-      done.complete(Done.getInstance());
+    CompletableFuture<Done> oldest = pendingAcks.pollFirst();
+    if (oldest != null) {
+      oldest.complete(Done.getInstance());
     }
   }
 

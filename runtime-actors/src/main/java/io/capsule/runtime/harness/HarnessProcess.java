@@ -46,10 +46,10 @@ import org.apache.pekko.stream.Materializer;
  *
  * <p>Its parts: {@link HarnessSpawn} starts and releases the group, {@link HarnessPumps} read
  * stdout and stderr (and say what a leader's exit does to the pipes), {@link HarnessOutput} turns
- * them into events with back-pressure (one batch in flight until the listener's {@link
- * BatchHandled}), {@link StdinPipe} feeds stdin, {@link GroupSignals} sends the interrupt and the
- * kill (and remembers what it sent, which decides how the exit reads), and {@link ExitGate} says
- * when the exit may be reported.
+ * them into events with back-pressure (at most {@link HarnessLimits#batchesInFlight()} batches
+ * waiting for the listener's {@link BatchHandled}), {@link StdinPipe} feeds stdin, {@link
+ * GroupSignals} sends the interrupt and the kill (and remembers what it sent, which decides how the
+ * exit reads), and {@link ExitGate} says when the exit may be reported.
  *
  * <p>Timers: the listener (the run) owns every run timer (terminal grace, interrupt grace,
  * inactivity); this actor owns only the drain bound after the exit: {@link Exited} waits until
@@ -97,7 +97,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     }
   }
 
-  /** The listener handled the last {@link Lines}: the next batch may come. */
+  /**
+   * The listener handled the oldest {@link Lines} it has not acknowledged yet: one more batch may
+   * come. Up to {@link HarnessLimits#batchesInFlight()} batches arrive before the first is
+   * acknowledged; the listener acknowledges each once, in the order they came.
+   */
   public record BatchHandled() implements Command {}
 
   private record SpawnResult(HarnessSpawn.Started started, Throwable failure) implements Command {}
@@ -163,7 +167,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
    */
   public record StdinFailed(Diagnostic diagnostic) implements Event {}
 
-  /** The next lines of stdout, in order; answer with {@link BatchHandled}. */
+  /**
+   * The next lines of stdout, in order; answer each with one {@link BatchHandled}, in order. The
+   * next batch may come before this one is answered (see {@link HarnessLimits#batchesInFlight()}).
+   */
   public record Lines(List<String> lines) implements Event {
     public Lines {
       lines = List.copyOf(lines);

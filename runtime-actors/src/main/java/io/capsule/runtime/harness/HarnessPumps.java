@@ -15,8 +15,8 @@ import org.apache.pekko.stream.UniqueKillSwitch;
  *
  * <p>Stdout is read by a Pekko stream (pipe reads on the blocking dispatcher named by {@link
  * HarnessLimits#ioDispatcher()}) that frames lines and batches whatever is ready (at most {@code
- * batchMaxLines}); until a batch is acknowledged the stream stops reading, so the pipe fills and
- * the harness blocks in its write.
+ * batchMaxLines}); while {@code batchesInFlight} batches are unacknowledged the stream stops
+ * reading, so the pipe fills and the harness blocks in its write.
  *
  * <p>Leader exit: when the harness (the group's leader) exits, the JDK takes what the stdout pipe
  * holds and closes it, unless a read is in progress at that moment. So output that orphaned

@@ -27,8 +27,12 @@ final class HarnessStreams {
   private HarnessStreams() {}
 
   /**
-   * stdout → {@link LineFramer} → batches of whatever is ready → {@code deliver}, one batch at a
-   * time (the next waits until the returned stage completes).
+   * stdout → {@link LineFramer} → batches of whatever is ready → {@code deliver}, at most {@link
+   * HarnessLimits#batchesInFlight()} batches delivered and not yet acknowledged (a batch is
+   * acknowledged when the stage returned for it completes; the stages complete in delivery order).
+   * With more than one, the next batch is delivered while the listener still handles the one
+   * before, so the pipe read and framing overlap the parse; past the limit the stream stops
+   * reading.
    *
    * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text: each line
    * costs at least 1 and a line of the cap costs the whole batch, so 256 lines of 8 MiB never sit
@@ -59,7 +63,7 @@ final class HarnessStreams {
               batch.add(line);
               return batch;
             })
-        .mapAsync(1, deliver::apply)
+        .mapAsync(limits.batchesInFlight(), deliver::apply)
         .viaMat(KillSwitches.single(), Keep.right())
         .toMat(Sink.ignore(), Keep.both());
   }

@@ -1,5 +1,8 @@
 package io.capsule.runtime.harness;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,6 +27,10 @@ import java.util.List;
  * </ul>
  *
  * <p>Memory: at most {@code cap + 1} bytes are buffered, grown on demand.
+ *
+ * <p>Speed: the newline is looked for 8 bytes at a time (a {@code long} read from the chunk, the
+ * bytes equal to {@code \n} found with word arithmetic), since scanning the ~600-byte lines of a
+ * harness byte by byte was a visible share of the pump's time per line.
  */
 public final class LineFramer {
 
@@ -40,6 +47,13 @@ public final class LineFramer {
   }
 
   private static final int INITIAL_BUFFER = 8 * 1024;
+
+  /** Eight bytes of a chunk as one {@code long}, the first byte lowest (any alignment). */
+  private static final VarHandle WORDS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private static final long NEWLINES = 0x0A0A_0A0A_0A0A_0A0AL;
+  private static final long LOW_SEVEN_BITS = 0x7F7F_7F7F_7F7F_7F7FL;
 
   private final int cap;
   private byte[] buf;
@@ -83,8 +97,23 @@ public final class LineFramer {
     return lineBytes;
   }
 
-  private static int indexOfNewline(byte[] chunk, int from, int end) {
-    for (int i = from; i < end; i++) {
+  /**
+   * The first {@code \n} in {@code chunk[from, end)}, or -1. Per word: {@code x} has a zero byte
+   * exactly where the word has a {@code \n}; {@code (x & 0x7F..) + 0x7F..} sets a byte's top bit
+   * when its low seven bits are not all zero (no carry leaves a byte: at most 0xFE), so the top
+   * bits of {@code ~(that | x | 0x7F..)} are set for the zero bytes and only for them, and the
+   * lowest one is the first newline.
+   */
+  static int indexOfNewline(byte[] chunk, int from, int end) {
+    int i = from;
+    for (; i <= end - Long.BYTES; i += Long.BYTES) {
+      long x = (long) WORDS.get(chunk, i) ^ NEWLINES;
+      long zeros = ~(((x & LOW_SEVEN_BITS) + LOW_SEVEN_BITS) | x | LOW_SEVEN_BITS);
+      if (zeros != 0) {
+        return i + (Long.numberOfTrailingZeros(zeros) >>> 3);
+      }
+    }
+    for (; i < end; i++) {
       if (chunk[i] == '\n') {
         return i;
       }

@@ -436,9 +436,8 @@ public final class CapsuleRun {
         return decide(RunFaults.notTerminal(c.event()));
       }
     } else if (r instanceof Driver.Failed f) {
-      if (gate.driverGone()) {
-        batchHandled(); // the batch is not parsed, but the output must keep draining
-      }
+      // The batches sent are not parsed, but the output must keep draining.
+      batchesHandled(gate.driverGone());
       driver = null;
       return decide(new Ending.DriverFailed(f.diagnostic()));
     }
@@ -456,14 +455,12 @@ public final class CapsuleRun {
   /** The driver's actor stopped: a failure if a call was in flight or the run goes on. */
   private Behavior<Command> onDriverStopped() {
     boolean busy = gate.driverBusy();
-    boolean wasParsing = gate.driverGone();
+    int unparsed = gate.driverGone();
     driver = null;
     if (!busy) {
       return settle();
     }
-    if (wasParsing) {
-      batchHandled();
-    }
+    batchesHandled(unparsed);
     return decide(RunFaults.driverStopped());
   }
 
@@ -704,7 +701,12 @@ public final class CapsuleRun {
   }
 
   private void batchHandled() {
-    if (harness != null) {
+    batchesHandled(1);
+  }
+
+  /** Acknowledges the {@code n} oldest batches not yet acknowledged, oldest first. */
+  private void batchesHandled(int n) {
+    for (int i = 0; i < n && harness != null; i++) {
       harness.tell(new HarnessProcess.BatchHandled());
     }
   }

@@ -23,8 +23,8 @@ import java.util.Optional;
  *       same grace. A grace that elapses kills.
  *   <li>The leader exited with stdout still open: wait the drain bound, kill, wait it once more,
  *       then stop waiting for stdout.
- *   <li>No report while a driver call is in flight, nor while the spawned harness's group is not
- *       gone and drained.
+ *   <li>No report while a driver call is in flight (a classify, or any batch sent to parse), nor
+ *       while the spawned harness's group is not gone and drained.
  *   <li>The harness gone with no terminal event: a failed stdin write ends the run {@code
  *       E-RUN-007} (unless canceled); otherwise the driver classifies the exit ({@code interrupted}
  *       when canceled); with no driver left, the run fails {@code E-RUN-034}.
@@ -92,7 +92,7 @@ final class RunGate {
 
   // The driver.
   private boolean driverPresent;
-  private boolean parsing;
+  private int parsing; // batches sent to the driver and not yet parsed
   private boolean classifying;
 
   // The bridge.
@@ -237,17 +237,20 @@ final class RunGate {
   }
 
   /**
-   * A batch goes to the driver.
+   * A batch goes to the driver (which may still be parsing the ones before it).
    *
    * @return false when there is no driver: the batch is dropped and must be acknowledged
    */
   boolean parseStarted() {
-    parsing = driverPresent;
+    if (driverPresent) {
+      parsing++;
+    }
     return driverPresent;
   }
 
+  /** The oldest batch sent to the driver is parsed. */
   void parsed() {
-    parsing = false;
+    parsing = Math.max(0, parsing - 1);
   }
 
   void classified() {
@@ -261,19 +264,20 @@ final class RunGate {
   /**
    * The driver failed or its actor stopped.
    *
-   * @return true when a batch was being parsed: the run acknowledges it
+   * @return how many batches were sent to it and not parsed: the run acknowledges each, since the
+   *     driver answers none of them now
    */
-  boolean driverGone() {
-    boolean wasParsing = parsing;
+  int driverGone() {
+    int unparsed = parsing;
     driverPresent = false;
-    parsing = false;
+    parsing = 0;
     classifying = false;
-    return wasParsing;
+    return unparsed;
   }
 
   /** A call was in flight (the driver's departure then is a failure). */
   boolean driverBusy() {
-    return parsing || classifying;
+    return parsing > 0 || classifying;
   }
 
   boolean driverPresent() {

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** What a real harness writes reaches the listener as docs/run-semantics.md §5 says. */
 @ExtendWith(TestKitJUnit5Extension.class)
@@ -80,24 +83,45 @@ class HarnessProcessOutputTest {
     assertClosedAndGone(launch);
   }
 
-  @Test
-  void aFloodWaitsForAcknowledgementsAndThenFlowsCompletely() throws IOException {
+  @ParameterizedTest(name = "{0} in flight")
+  @ValueSource(ints = {1, 2, 3})
+  void aFloodHoldsAfterTheBatchesInFlightAndThenFlowsCompletelyInOrder(int inFlight)
+      throws IOException {
     int count = 200_000;
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
-    AppliedLaunch launch = shLaunch(runDir, "flood.sh", String.valueOf(count));
-    ActorRef<HarnessProcess.Command> harness = start(launch, probe);
+    AppliedLaunch launch = shLaunch(runDir, "numbered.sh", String.valueOf(count));
+    ActorRef<HarnessProcess.Command> harness =
+        testKit.spawn(
+            HarnessProcess.create(launch, probe.getRef(), limits().withBatchesInFlight(inFlight)));
     long pgid = probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT).pgid();
 
-    HarnessProcess.Lines first = probe.expectMessageClass(HarnessProcess.Lines.class, WAIT);
-    assertTrue(first.lines().size() <= 256, "batch of " + first.lines().size());
-    // Unacknowledged: nothing more comes, and the harness is blocked on its pipe, still alive.
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < inFlight; i++) {
+      HarnessProcess.Lines batch = probe.expectMessageClass(HarnessProcess.Lines.class, WAIT);
+      assertTrue(batch.lines().size() <= 256, "batch of " + batch.lines().size());
+      lines.addAll(batch.lines());
+    }
+    // None acknowledged: nothing more comes, and the harness is blocked on its pipe, still alive.
     probe.expectNoMessage(Duration.ofMillis(500));
     assertFalse(ProcessGroup.liveMembers(pgid).isEmpty(), "the flooding harness ended early");
 
+    // One acknowledged: exactly one more batch.
     harness.tell(new HarnessProcess.BatchHandled());
+    lines.addAll(probe.expectMessageClass(HarnessProcess.Lines.class, WAIT).lines());
+    probe.expectNoMessage(Duration.ofMillis(300));
+
+    for (int i = 0; i < inFlight; i++) {
+      harness.tell(new HarnessProcess.BatchHandled());
+    }
     HarnessFixture.Collected rest = collectAfterSpawn(probe, harness, pgid);
-    assertEquals(count + 1, first.lines().size() + rest.lines().size());
-    assertEquals("flood-done", rest.lines().get(rest.lines().size() - 1));
+    lines.addAll(rest.lines());
+    assertEquals(count + 1, lines.size());
+    for (int i = 0; i < count; i++) {
+      if (!lines.get(i).equals(String.valueOf(i + 1))) {
+        assertEquals(String.valueOf(i + 1), lines.get(i), "line " + (i + 1) + " out of order");
+      }
+    }
+    assertEquals("numbered-done", lines.get(count));
     assertTrue(rest.batches() < count, "lines were batched");
     assertEquals(Optional.of(0), rest.exit().code());
     assertGroupGone(probe, pgid);

@@ -24,6 +24,10 @@ class LineFramerTest {
   }
 
   static Stream<Arguments> table() {
+    return Stream.concat(handWritten(), wordRows());
+  }
+
+  private static Stream<Arguments> handWritten() {
     return Stream.of(
         Arguments.of("one line", "abc\n", 64, List.of("abc")),
         Arguments.of("two lines", "a\nb\n", 64, List.of("a", "b")),
@@ -49,10 +53,93 @@ class LineFramerTest {
         Arguments.of(
             "a cut line that never ends is dropped", "ok\nabcdefgh", SMALL_CAP, List.of("ok")),
         Arguments.of(
-            "a cut backs off to a character start",
-            "ab\u20ac\n",
-            SMALL_CAP,
-            List.of(cut("ab", 5))));
+            "a cut backs off to a character start", "ab\u20ac\n", SMALL_CAP, List.of(cut("ab", 5))),
+        Arguments.of(
+            "newlines on both sides of a word boundary",
+            "abcdefg\n\nhijklmnopqrstu\nv\n",
+            64,
+            List.of("abcdefg", "", "hijklmnopqrstu", "v")),
+        Arguments.of(
+            "bytes next to a newline's value are not newlines",
+            "\u000b\t\u000b\t\u000b\t\u000b\t\u000b\t\n",
+            64,
+            List.of("\u000b\t\u000b\t\u000b\t\u000b\t\u000b\t")),
+        Arguments.of(
+            "a cr ending a word, its lf starting the next",
+            "abcdefg\r\nhi\n",
+            64,
+            List.of("abcdefg", "hi")));
+  }
+
+  /**
+   * The 8-byte newline scan: a newline at every offset 0–15 of a chunk (so in the first and the
+   * second word, and in the bytes after the last whole word), after a line ending at a word's last
+   * byte, with CRLF, and as a line of exactly the cap and of one byte over it. The table test feeds
+   * each split at every byte too, which puts the newline at every offset of the second chunk and
+   * across chunk ends.
+   */
+  private static Stream<Arguments> wordRows() {
+    List<Arguments> rows = new ArrayList<>();
+    for (int k = 0; k < 16; k++) {
+      String a = "a".repeat(k);
+      String tail = "z".repeat(16 - k);
+      rows.add(Arguments.of("lf at offset " + k, a + "\n" + tail + "\n", 64, List.of(a, tail)));
+      rows.add(
+          Arguments.of(
+              "lf at offset " + k + " after an 8-byte line",
+              "1234567\n" + a + "\n",
+              64,
+              List.of("1234567", a)));
+      if (k > 0) {
+        String c = "c".repeat(k - 1);
+        rows.add(
+            Arguments.of("crlf with its lf at offset " + k, c + "\r\nx\n", 64, List.of(c, "x")));
+        rows.add(
+            Arguments.of(
+                "a line of the cap with its lf at offset " + k, a + "\ny\n", k, List.of(a, "y")));
+      }
+      if (k > 1) {
+        String c = "c".repeat(k - 1);
+        rows.add(
+            Arguments.of(
+                "a cap line with crlf, its lf at offset " + k, c + "\r\n", k - 1, List.of(c)));
+        rows.add(
+            Arguments.of(
+                "one byte over the cap with its lf at offset " + k,
+                a + "\n",
+                k - 1,
+                List.of(cut("a".repeat(k - 1), k))));
+      }
+    }
+    return rows.stream();
+  }
+
+  @Test
+  void theWordScanFindsTheFirstNewlineWhateverSurroundsIt() {
+    for (int len = 0; len <= 24; len++) {
+      for (int at = -1; at < len; at++) {
+        for (int filler = 0; filler < 256; filler++) {
+          if (filler == '\n') {
+            continue;
+          }
+          byte[] bytes = new byte[len + 3];
+          Arrays.fill(bytes, (byte) filler);
+          bytes[0] = '\n'; // before the range: never read as in it
+          bytes[len + 1] = '\n'; // just past the range's end: never read as in it
+          if (at >= 0) {
+            bytes[at + 1] = '\n';
+            if (at + 2 <= len) {
+              bytes[at + 2] = '\n'; // a second one after it must not win
+            }
+          }
+          int expected = at < 0 ? -1 : at + 1;
+          assertEquals(
+              expected,
+              LineFramer.indexOfNewline(bytes, 1, len + 1),
+              "length " + len + ", newline at " + at + ", filler " + filler);
+        }
+      }
+    }
   }
 
   @ParameterizedTest(name = "{0}")

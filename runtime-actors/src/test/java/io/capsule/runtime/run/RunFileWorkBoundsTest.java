@@ -153,14 +153,7 @@ class RunFileWorkBoundsTest {
             d.interruptGrace(),
             root,
             d.blockingDispatcher(),
-            new HarnessLimits(
-                h.batchMaxLines(),
-                h.lineCapBytes(),
-                h.stderrTailBytes(),
-                h.stderrDrainTimeout(),
-                h.probeTimeout(),
-                STUCK,
-                h.containment()));
+            h.withIoDispatcher(STUCK));
     VersionProber answers =
         (binary, args, env, workdir) -> CompletableFuture.completedFuture(Optional.of("1.0.0"));
     EmbeddedRuntime runtime =

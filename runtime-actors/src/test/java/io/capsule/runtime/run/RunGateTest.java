@@ -45,6 +45,8 @@ class RunGateTest {
           a failed stdin write with no terminal event: E-RUN-007              | driver spawn stdinfail eof exit | - - - close fail:harness_error,finish:harness_error:spawned
           a failed stdin write, then a terminal event: completed              | driver spawn stdinfail end eof exit | - - - close - finish:terminal:spawned
           no report while a parse is in flight                                | driver spawn end parse eof exit parsed | - - close - - - finish:terminal:spawned
+          no report until every batch in flight is parsed                     | driver spawn end parse parse eof exit parsed parsed | - - close - - - - - finish:terminal:spawned
+          no classify until every batch in flight is parsed                   | driver spawn parse parse eof exit parsed parsed classified-end | - - - - close - - classify:false finish:terminal:spawned
           no driver left at EOF: E-RUN-034 with no outcome                    | driver spawn drivergone eof exit | - - - close finish:driver_error:spawned
           the bridge stops before the report                                  | bridge driver spawn end eof exit bridgegone | - - - close - stopbridge finish:terminal:spawned
           blocked before anything ran: no harness                             | blocked                         | finish:blocked:none
@@ -109,6 +111,22 @@ class RunGateTest {
     assertFalse(gate.decide(new Ending.Inactive(1)));
     assertFalse(gate.cancel("late"));
     assertEquals("-", drain(gate));
+  }
+
+  @Test
+  void aDriverGoneWithBatchesInFlightCountsThemForAcknowledgement() {
+    RunGate gate = new RunGate();
+    gate.driverSpawned();
+    gate.harnessSpawned();
+    assertTrue(gate.parseStarted());
+    assertTrue(gate.parseStarted());
+    assertTrue(gate.parseStarted());
+    gate.parsed();
+    assertTrue(gate.driverBusy());
+    assertEquals(2, gate.driverGone());
+    assertFalse(gate.driverBusy());
+    assertFalse(gate.parseStarted(), "no driver: the next batch is dropped");
+    assertEquals(0, gate.driverGone());
   }
 
   @Test
