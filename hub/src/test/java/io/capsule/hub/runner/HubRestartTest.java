@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.typesafe.config.ConfigFactory;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
-import io.capsule.hub.HubCluster;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.HubStore;
@@ -91,19 +89,7 @@ class HubRestartTest {
    * directory reads what the first stored, as a restarted hub process would.
    */
   private ActorTestKit storeNode() {
-    HubStore store = store(state);
-    store.migrate();
-    ActorTestKit node =
-        ActorTestKit.create(
-            "store",
-            // A store node is a cluster member: its shutdown waits up to 10 s for the task shard
-            // region to hand off (a last write the closing hub sent may be buffered there, and is
-            // dropped: never acked, the runner replays it). The testkit's own 10 s bound for the
-            // whole shutdown failed this test in CI; a stopped node is what the test needs.
-            ConfigFactory.parseString("pekko.actor.testkit.typed.system-shutdown-default = 30s")
-                .withFallback(store.pekkoConfig())
-                .withFallback(HubCluster.singleNode())
-                .withFallback(ConfigFactory.load()));
+    ActorTestKit node = WsFixture.storeNode(store(state));
     open.add(node::shutdownTestKit);
     return node;
   }

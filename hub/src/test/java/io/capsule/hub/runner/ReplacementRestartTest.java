@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.typesafe.config.ConfigFactory;
-import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.PersistentHubJournal;
@@ -101,15 +99,7 @@ class ReplacementRestartTest {
 
   /** A store node on the H2 file under {@link #state}, and a hub journaling there. */
   private ActorTestKit startOn(Duration deadAfter) throws Exception {
-    HubStore store = HubStore.h2File(state);
-    store.migrate();
-    ActorTestKit node =
-        ActorTestKit.create(
-            "store",
-            ConfigFactory.parseString("pekko.actor.testkit.typed.system-shutdown-default = 30s")
-                .withFallback(store.pekkoConfig())
-                .withFallback(HubCluster.singleNode())
-                .withFallback(ConfigFactory.load()));
+    ActorTestKit node = WsFixture.storeNode(HubStore.h2File(state));
     nodes.add(node);
     hub =
         WsFixture.hub(
@@ -130,13 +120,6 @@ class ReplacementRestartTest {
 
   /** Runner r-a with the capsule and one slot, answering pings; {@code resume} its hello.resume. */
   private WsFixture.RawPeer runner(String resume) throws Exception {
-    WsFixture.RawPeer p =
-        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-a"))
-            .answeringPings();
-    p.send(
-        WsFixture.hello(PROJECT, "ack", "error-frames", "capsule:hello", "slots:1")
-            .replace("\"resume\":{}", "\"resume\":" + resume));
-    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
-    return p;
+    return WsFixture.helloRunner(kit.system(), hub.runnerUrl(), PROJECT, "r-a", resume);
   }
 }

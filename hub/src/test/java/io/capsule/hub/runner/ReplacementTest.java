@@ -181,14 +181,7 @@ class ReplacementTest {
 
   /** A runner with the capsule that answers pings; {@code resume} is its hello.resume. */
   private WsFixture.RawPeer runner(String id, String resume) throws Exception {
-    WsFixture.RawPeer p =
-        new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, id))
-            .answeringPings();
-    p.send(
-        WsFixture.hello(PROJECT, "ack", "error-frames", "capsule:hello", "slots:1")
-            .replace("\"resume\":{}", "\"resume\":" + resume));
-    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
-    return p;
+    return WsFixture.helloRunner(kit.system(), hub.runnerUrl(), PROJECT, id, resume);
   }
 
   private JsonNode task() throws Exception {

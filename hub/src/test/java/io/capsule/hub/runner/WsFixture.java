@@ -1,7 +1,10 @@
 package io.capsule.hub.runner;
 
+import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.store.HubJournal;
+import io.capsule.hub.store.HubStore;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Ping;
@@ -18,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.headers.Authorization;
@@ -168,6 +172,39 @@ final class WsFixture {
     int awaitClose() throws Exception {
       return closeCode.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * A store node for {@code store}, migrated first: a cluster of one that a hub's journal runs on;
+   * a second one on the same files reads what the first stored, as a restarted hub process would. A
+   * store node's shutdown waits up to 10 s for the task shard region to hand off (a last write the
+   * closing hub sent may be buffered there, and is dropped: never acked, the runner replays it);
+   * the testkit's own 10 s bound for the whole shutdown failed {@code HubRestartTest} in CI, so 30
+   * s.
+   */
+  static ActorTestKit storeNode(HubStore store) {
+    store.migrate();
+    return ActorTestKit.create(
+        "store",
+        ConfigFactory.parseString("pekko.actor.testkit.typed.system-shutdown-default = 30s")
+            .withFallback(store.pekkoConfig())
+            .withFallback(HubCluster.singleNode())
+            .withFallback(ConfigFactory.load()));
+  }
+
+  /**
+   * Runner {@code id} of {@code project} with capsule {@code hello} and one slot, answering pings,
+   * its hello's {@code resume} being {@code resume}; returned once the hub acked that hello.
+   */
+  static RawPeer helloRunner(
+      ActorSystem<?> system, String url, String project, String id, String resume)
+      throws InterruptedException {
+    RawPeer p = new RawPeer(system, url, token(project, id)).answeringPings();
+    p.send(
+        hello(project, "ack", "error-frames", "capsule:hello", "slots:1")
+            .replace("\"resume\":{}", "\"resume\":" + resume));
+    await(p.received, s -> s.contains("\"type\":\"ack\""));
+    return p;
   }
 
   /**
