@@ -1,13 +1,9 @@
 package io.capsule.runtime.run;
 
-import io.capsule.driver.api.Description;
 import io.capsule.driver.api.Event;
-import io.capsule.driver.api.ExitStatus;
 import io.capsule.driver.api.LaunchPlan;
 import io.capsule.driver.api.LaunchRequest;
 import io.capsule.driver.api.LaunchResult;
-import io.capsule.driver.api.LoginOutput;
-import io.capsule.driver.api.LoginState;
 import io.capsule.driver.api.ProcessDriver;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +18,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * of the task: for the harness fault matrix.
  */
 record RecordingDriver(PlayDriver play, RecordingDriver.Lines lines, int stdinBytes)
-    implements ProcessDriver {
+    implements ForwardingDriver {
+
+  @Override
+  public ProcessDriver inner() {
+    return play;
+  }
 
   /** The lines a driver was handed. Thread-safe: driver calls run on the blocking dispatcher. */
   static final class Lines {
@@ -55,11 +56,6 @@ record RecordingDriver(PlayDriver play, RecordingDriver.Lines lines, int stdinBy
   }
 
   @Override
-  public Description describe() {
-    return play.describe();
-  }
-
-  @Override
   public LaunchResult launch(LaunchRequest request) {
     LaunchResult r = play.launch(request);
     if (stdinBytes == 0 || !(r instanceof LaunchResult.Planned p)) {
@@ -82,20 +78,5 @@ record RecordingDriver(PlayDriver play, RecordingDriver.Lines lines, int stdinBy
   public List<Event> parse(List<String> batch) {
     lines.saw(batch);
     return play.parse(batch);
-  }
-
-  @Override
-  public Event classifyExit(ExitStatus exit) {
-    return play.classifyExit(exit);
-  }
-
-  @Override
-  public LoginState readLogin(LoginOutput output) {
-    return play.readLogin(output);
-  }
-
-  @Override
-  public void close() {
-    play.close();
   }
 }

@@ -3,14 +3,8 @@ package io.capsule.runtime.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.capsule.driver.api.Description;
 import io.capsule.driver.api.Event;
-import io.capsule.driver.api.ExitStatus;
 import io.capsule.driver.api.InterruptMethod;
-import io.capsule.driver.api.LaunchRequest;
-import io.capsule.driver.api.LaunchResult;
-import io.capsule.driver.api.LoginOutput;
-import io.capsule.driver.api.LoginState;
 import io.capsule.driver.api.ProcessDriver;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.javadsl.RunEvent;
@@ -110,13 +104,13 @@ class RunBatchesInFlightTest {
 
   /** {@link PlayDriver} whose first parse waits for the test; counts calls running at once. */
   private record Gated(
-      PlayDriver inner,
+      ProcessDriver inner,
       CountDownLatch entered,
       CountDownLatch release,
       AtomicInteger running,
       AtomicInteger mostAtOnce,
       AtomicInteger calls)
-      implements ProcessDriver {
+      implements ForwardingDriver {
 
     @Override
     public List<Event> parse(List<String> lines) {
@@ -133,31 +127,6 @@ class RunBatchesInFlightTest {
       } finally {
         running.decrementAndGet();
       }
-    }
-
-    @Override
-    public Description describe() {
-      return inner.describe();
-    }
-
-    @Override
-    public LaunchResult launch(LaunchRequest request) {
-      return inner.launch(request);
-    }
-
-    @Override
-    public Event classifyExit(ExitStatus exit) {
-      return inner.classifyExit(exit);
-    }
-
-    @Override
-    public LoginState readLogin(LoginOutput output) {
-      return inner.readLogin(output);
-    }
-
-    @Override
-    public void close() {
-      inner.close();
     }
   }
 }

@@ -4,14 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.capsule.driver.api.Description;
-import io.capsule.driver.api.Event;
-import io.capsule.driver.api.ExitStatus;
 import io.capsule.driver.api.InterruptMethod;
 import io.capsule.driver.api.LaunchRequest;
 import io.capsule.driver.api.LaunchResult;
-import io.capsule.driver.api.LoginOutput;
-import io.capsule.driver.api.LoginState;
 import io.capsule.driver.api.ProcessDriver;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.RunLimits;
@@ -247,13 +242,8 @@ class RunFileWorkBoundsTest {
    * test releases it: the plan's application and the clean-up queue behind it.
    */
   private record HoldingPool(
-      PlayDriver play, Executor pool, CountDownLatch held, CountDownLatch release)
-      implements ProcessDriver {
-
-    @Override
-    public Description describe() {
-      return play.describe();
-    }
+      ProcessDriver inner, Executor pool, CountDownLatch held, CountDownLatch release)
+      implements ForwardingDriver {
 
     @Override
     public LaunchResult launch(LaunchRequest request) {
@@ -266,27 +256,7 @@ class RunFileWorkBoundsTest {
               Thread.currentThread().interrupt();
             }
           });
-      return play.launch(request);
-    }
-
-    @Override
-    public List<Event> parse(List<String> batch) {
-      return play.parse(batch);
-    }
-
-    @Override
-    public Event classifyExit(ExitStatus exit) {
-      return play.classifyExit(exit);
-    }
-
-    @Override
-    public LoginState readLogin(LoginOutput output) {
-      return play.readLogin(output);
-    }
-
-    @Override
-    public void close() {
-      play.close();
+      return inner.launch(request);
     }
   }
 }

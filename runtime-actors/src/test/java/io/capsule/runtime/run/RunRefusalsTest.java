@@ -4,13 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.driver.api.Description;
-import io.capsule.driver.api.Event;
-import io.capsule.driver.api.ExitStatus;
 import io.capsule.driver.api.InterruptMethod;
-import io.capsule.driver.api.LaunchRequest;
-import io.capsule.driver.api.LaunchResult;
-import io.capsule.driver.api.LoginOutput;
-import io.capsule.driver.api.LoginState;
 import io.capsule.driver.api.ProcessDriver;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.RunRequest;
@@ -106,19 +100,11 @@ class RunRefusalsTest {
   }
 
   /** A driver whose description requires env names (and maybe reports no usage). */
-  private static final class Requiring implements ProcessDriver {
-    private final PlayDriver inner;
-    private final List<String> env;
-    private final boolean reportsUsage;
+  private record Requiring(ProcessDriver inner, List<String> env, boolean reportsUsage)
+      implements ForwardingDriver {
 
-    Requiring(PlayDriver inner, List<String> env) {
+    Requiring(ProcessDriver inner, List<String> env) {
       this(inner, env, true);
-    }
-
-    Requiring(PlayDriver inner, List<String> env, boolean reportsUsage) {
-      this.inner = inner;
-      this.env = env;
-      this.reportsUsage = reportsUsage;
     }
 
     @Override
@@ -135,26 +121,6 @@ class RunRefusalsTest {
           reportsUsage,
           d.loginCheck(),
           d.harnessNeeds());
-    }
-
-    @Override
-    public LaunchResult launch(LaunchRequest request) {
-      return inner.launch(request);
-    }
-
-    @Override
-    public List<Event> parse(List<String> lines) {
-      return inner.parse(lines);
-    }
-
-    @Override
-    public Event classifyExit(ExitStatus exit) {
-      return inner.classifyExit(exit);
-    }
-
-    @Override
-    public LoginState readLogin(LoginOutput output) {
-      return inner.readLogin(output);
     }
   }
 }
