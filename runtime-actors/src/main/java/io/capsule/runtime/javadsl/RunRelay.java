@@ -16,11 +16,14 @@ final class RunRelay {
 
   static Behavior<RunEvent> create(
       Optional<ActorRef<RunEvent>> downstream, CompletableFuture<RunOutcome> outcome) {
+    ActorRef<RunEvent> to = downstream.orElse(null); // per event: no lambda, no Optional
     return Behaviors.receive(RunEvent.class)
         .onMessage(
             RunEvent.class,
             e -> {
-              downstream.ifPresent(d -> d.tell(e));
+              if (to != null) {
+                to.tell(e);
+              }
               if (e instanceof RunEvent.Finished f) {
                 outcome.complete(f.outcome());
                 return Behaviors.stopped();
