@@ -2,6 +2,7 @@ package io.capsule.runtime.core;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,19 +64,37 @@ public final class TraceFile {
   }
 
   public void write(TraceRecord record) {
-    String line = TraceWriter.render(record, clock.instant()) + "\n";
-    synchronized (lock) {
-      if (queued != null) {
-        queued.append(line); // a task is chained and has not taken its lines yet
-        return;
-      }
-      queued = new StringBuilder(line);
-    }
-    tail = tail.thenRunAsync(this::appendQueued, io);
+    enqueue(TraceWriter.render(record, clock.instant()) + "\n");
   }
 
+  /**
+   * The records in order, as {@link #write} of each would: rendered together (a parsed batch's
+   * records with one generator) and queued as one piece. A record the renderer cannot write fails
+   * as {@link #write} does, after the records before it.
+   */
   public void writeAll(List<TraceRecord> records) {
-    records.forEach(this::write);
+    if (records.isEmpty()) {
+      return;
+    }
+    String lines;
+    try {
+      lines = TraceWriter.renderLines(records, clock);
+    } catch (UncheckedIOException e) {
+      records.forEach(this::write); // one at a time, so the ones before the bad one are kept
+      return;
+    }
+    enqueue(lines);
+  }
+
+  private void enqueue(String lines) {
+    synchronized (lock) {
+      if (queued != null) {
+        queued.append(lines); // a task is chained and has not taken its lines yet
+        return;
+      }
+      queued = new StringBuilder(lines);
+    }
+    tail = tail.thenRunAsync(this::appendQueued, io);
   }
 
   /** Why the trace stopped, once a task failed (read it after {@link #close()} completed). */

@@ -34,33 +34,28 @@ final class HarnessStreams {
    * before, so the pipe read and framing overlap the parse; past the limit the stream stops
    * reading.
    *
-   * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text: each line
-   * costs at least 1 and a line of the cap costs the whole batch, so 256 lines of 8 MiB never sit
-   * in one batch.
+   * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text ({@link
+   * LineBatches}); the lines travel through the framing and batching stages a pipe read at a time,
+   * cut into pieces that each fit a batch, not one element per line.
    */
   static RunnableGraph<Pair<UniqueKillSwitch, CompletionStage<Done>>> stdout(
       Process process,
       HarnessLimits limits,
       int chunkSize,
       Function<List<LineFramer.Line>, CompletionStage<Done>> deliver) {
-    long max = limits.batchMaxLines();
-    double bytesPerUnit = (double) limits.lineCapBytes() / max;
+    LineBatches weights = new LineBatches(limits.batchMaxLines(), limits.lineCapBytes());
     return pipe(process.getInputStream(), chunkSize, limits)
         .statefulMapConcat(
             () -> {
               LineFramer framer = new LineFramer(limits.lineCapBytes());
-              return chunk -> framer.feed(chunk.toArrayUnsafe());
+              return chunk -> weights.pieces(framer.feed(chunk.toArrayUnsafe()));
             })
         .batchWeighted(
-            max,
-            line -> Math.max(1L, Math.min(max, (long) (line.text().length() / bytesPerUnit))),
-            line -> {
-              List<LineFramer.Line> batch = new ArrayList<>();
-              batch.add(line);
-              return batch;
-            },
-            (batch, line) -> {
-              batch.add(line);
+            weights.max(),
+            LineBatches.Piece::weight,
+            piece -> new ArrayList<>(piece.lines()),
+            (batch, piece) -> {
+              batch.addAll(piece.lines());
               return batch;
             })
         .mapAsync(limits.batchesInFlight(), deliver::apply)

@@ -58,6 +58,7 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
   private final Optional<ActorRef<RunEvent>> listener;
   private final Optional<ActorRef<HubLink.Command>> hub;
   private final ActorRef<CapsuleRun.Command> run;
+  private final RuntimeMetrics metrics; // looked up once, not per event (issue #15)
   private long seq;
   private boolean reported;
 
@@ -80,6 +81,7 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
     this.listener = listener;
     this.hub = hub;
     this.run = run;
+    this.metrics = RuntimeMetrics.get(ctx.getSystem());
     hub.ifPresent(h -> h.tell(new HubLink.Attach(taskId, ctx.getSelf())));
   }
 
@@ -98,14 +100,16 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
       return this;
     }
     seq++;
-    RuntimeMetrics.get(getContext().getSystem()).on(event); // meters derive from events
+    metrics.on(event); // meters derive from events
     listener.ifPresent(l -> l.tell(event));
     hub.ifPresent(h -> h.tell(new HubLink.SendProgress(event)));
     return this;
   }
 
   private Behavior<Command> onProgressAll(ProgressAll all) {
-    all.events().forEach(this::onProgress);
+    for (RunEvent e : all.events()) {
+      onProgress(e);
+    }
     return this;
   }
 
@@ -114,7 +118,7 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
       reported = true;
       seq++;
       RunEvent.Finished finished = new RunEvent.Finished(f.outcome());
-      RuntimeMetrics.get(getContext().getSystem()).on(finished);
+      metrics.on(finished);
       listener.ifPresent(l -> l.tell(finished));
       hub.ifPresent(h -> h.tell(new HubLink.SendReport(f.outcome())));
     }

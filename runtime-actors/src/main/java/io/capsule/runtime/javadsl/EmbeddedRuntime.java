@@ -10,6 +10,7 @@ import io.capsule.runtime.VersionProber;
 import io.capsule.runtime.driver.DriverLoading;
 import io.capsule.runtime.driver.DriverRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -133,10 +134,26 @@ public final class EmbeddedRuntime {
    * after {@link RunEvent.Finished}. Cancelling the stream does not cancel the run: use the handle.
    */
   public Source<RunEvent, RunHandle> source(RunRequest request) {
-    return Source.<RunEvent>actorRef(
-            m -> Optional.empty(), m -> Optional.empty(), SOURCE_BUFFER, OverflowStrategy.fail())
-        .mapMaterializedValue(ref -> start(request, Adapter.<RunEvent>toTyped(ref)))
+    // The events come in chunks (RunRelay.chunked): a message into the stream per chunk, not per
+    // event. The buffer stage never back-pressures (it fails when full), so chunks do not wait in
+    // the source: as before, the stream fails when its consumer is SOURCE_BUFFER events behind.
+    return Source.<List<RunEvent>>actorRef(
+            m -> Optional.empty(),
+            m -> Optional.empty(),
+            SOURCE_BUFFER / RunRelay.CHUNK_MAX,
+            OverflowStrategy.fail())
+        .mapMaterializedValue(ref -> startChunked(request, Adapter.<List<RunEvent>>toTyped(ref)))
+        .<RunEvent>mapConcat(chunk -> chunk)
+        .buffer(SOURCE_BUFFER, OverflowStrategy.fail())
         .takeWhile(e -> !(e instanceof RunEvent.Finished), true);
+  }
+
+  private RunHandle startChunked(RunRequest request, ActorRef<List<RunEvent>> chunks) {
+    CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+    ActorRef<RunEvent> relay =
+        system.systemActorOf(
+            RunRelay.chunked(chunks, outcome), "run-relay-" + UUID.randomUUID(), Props.empty());
+    return started(request, relay, outcome);
   }
 
   private RunHandle startWith(RunRequest request, Optional<ActorRef<RunEvent>> listener) {
@@ -144,6 +161,11 @@ public final class EmbeddedRuntime {
     ActorRef<RunEvent> relay =
         system.systemActorOf(
             RunRelay.create(listener, outcome), "run-relay-" + UUID.randomUUID(), Props.empty());
+    return started(request, relay, outcome);
+  }
+
+  private RunHandle started(
+      RunRequest request, ActorRef<RunEvent> relay, CompletableFuture<RunOutcome> outcome) {
     guardian.tell(
         new CapsuleRuntime.StartRun(
             request, Optional.of(relay), Optional.empty(), Optional.empty()));

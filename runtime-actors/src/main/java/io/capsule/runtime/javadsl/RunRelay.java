@@ -1,5 +1,7 @@
 package io.capsule.runtime.javadsl;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -12,15 +14,31 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  */
 final class RunRelay {
 
+  /**
+   * Most events in one chunk of {@link #chunked}: a parsed batch's events (tens, for real harness
+   * output) travel as one, and a chunk stays small next to {@link EmbeddedRuntime#SOURCE_BUFFER}.
+   */
+  static final int CHUNK_MAX = 256;
+
+  /**
+   * The chunked relay's own wake-up, sent to itself: its protocol is the listener's ({@link
+   * RunEvent}), and only this instance, compared by identity, means "hand on what you hold". Never
+   * handed on.
+   */
+  private static final RunEvent HAND_ON = new RunEvent.Note("", "run relay: hand on");
+
   private RunRelay() {}
 
   static Behavior<RunEvent> create(
       Optional<ActorRef<RunEvent>> downstream, CompletableFuture<RunOutcome> outcome) {
+    ActorRef<RunEvent> to = downstream.orElse(null); // per event: no lambda, no Optional
     return Behaviors.receive(RunEvent.class)
         .onMessage(
             RunEvent.class,
             e -> {
-              downstream.ifPresent(d -> d.tell(e));
+              if (to != null) {
+                to.tell(e);
+              }
               if (e instanceof RunEvent.Finished f) {
                 outcome.complete(f.outcome());
                 return Behaviors.stopped();
@@ -28,5 +46,68 @@ final class RunRelay {
               return Behaviors.same();
             })
         .build();
+  }
+
+  /**
+   * As {@link #create}, for a stream's source: the events go on in order as chunks of at most
+   * {@link #CHUNK_MAX}, each chunk what arrived before the relay's wake-up (sent to itself with the
+   * first event it holds, so it is queued behind the events already waiting, never behind time).
+   * Why: the session hands a parsed batch's events on one message each, and a message per event
+   * into the stream's interpreter was the run's last per-event actor hop (issue #15). {@link
+   * RunEvent.Finished} ends the last chunk at once.
+   */
+  static Behavior<RunEvent> chunked(
+      ActorRef<List<RunEvent>> downstream, CompletableFuture<RunOutcome> outcome) {
+    return Behaviors.setup(ctx -> new Chunks(ctx.getSelf(), downstream, outcome).behavior());
+  }
+
+  /** The chunked relay's state; confined to its actor. */
+  private static final class Chunks {
+    private final ActorRef<RunEvent> self;
+    private final ActorRef<List<RunEvent>> downstream;
+    private final CompletableFuture<RunOutcome> outcome;
+    private List<RunEvent> held = new ArrayList<>();
+    private boolean wakeUpSent;
+
+    Chunks(
+        ActorRef<RunEvent> self,
+        ActorRef<List<RunEvent>> downstream,
+        CompletableFuture<RunOutcome> outcome) {
+      this.self = self;
+      this.downstream = downstream;
+      this.outcome = outcome;
+    }
+
+    Behavior<RunEvent> behavior() {
+      return Behaviors.receive(RunEvent.class).onMessage(RunEvent.class, this::on).build();
+    }
+
+    private Behavior<RunEvent> on(RunEvent e) {
+      if (e == HAND_ON) {
+        wakeUpSent = false;
+        handOn();
+        return Behaviors.same();
+      }
+      held.add(e);
+      if (e instanceof RunEvent.Finished f) {
+        handOn();
+        outcome.complete(f.outcome());
+        return Behaviors.stopped();
+      }
+      if (held.size() >= CHUNK_MAX) {
+        handOn();
+      } else if (!wakeUpSent) {
+        wakeUpSent = true;
+        self.tell(HAND_ON);
+      }
+      return Behaviors.same();
+    }
+
+    private void handOn() {
+      if (!held.isEmpty()) {
+        downstream.tell(held); // handed over: this relay never touches it again
+        held = new ArrayList<>();
+      }
+    }
   }
 }

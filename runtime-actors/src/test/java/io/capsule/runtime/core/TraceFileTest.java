@@ -2,6 +2,7 @@ package io.capsule.runtime.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -120,5 +121,47 @@ class TraceFileTest {
 
     assertEquals(1, Files.readAllLines(root.resolve("r/trace.jsonl")).size());
     assertEquals(Optional.empty(), trace.failure());
+  }
+
+  @Test
+  void aBatchWrittenAtOnceGivesTheLinesWritingEachWouldInOrder() throws Exception {
+    Path one = root.resolve("one");
+    Path all = root.resolve("all");
+    TraceFile each = new TraceFile(one, clock, io);
+    TraceFile batch = new TraceFile(all, clock, io);
+    List<TraceRecord> records =
+        List.of(
+            TraceRecord.of("harness_session").with("session_id", "s1").with("model", null),
+            TraceRecord.of("harness_retry").with("attempt", 2).with("reason", "quote \" \n"),
+            TraceRecord.of("inference")
+                .with("turn", 1)
+                .with("usage_growth", java.util.Map.of("input", 7L)));
+    each.write(TraceRecord.of("run_start"));
+    records.forEach(each::write);
+    batch.write(TraceRecord.of("run_start"));
+    batch.writeAll(records);
+    batch.writeAll(List.of()); // nothing, and no empty line
+    each.close().get(5, TimeUnit.SECONDS);
+    batch.close().get(5, TimeUnit.SECONDS);
+
+    List<String> expected = Files.readAllLines(one.resolve("trace.jsonl"));
+    assertEquals(4, expected.size());
+    assertEquals(expected, Files.readAllLines(all.resolve("trace.jsonl")));
+  }
+
+  @Test
+  void aRecordTheRendererCannotWriteFailsAfterTheRecordsBeforeItInABatchAreKept() throws Exception {
+    TraceFile trace = new TraceFile(root.resolve("bad"), clock, io);
+    List<TraceRecord> records =
+        List.of(
+            TraceRecord.of("note").with("i", 0),
+            TraceRecord.of("note").with("bad", Optional.of("no module for Optional")),
+            TraceRecord.of("note").with("i", 2));
+    assertThrows(java.io.UncheckedIOException.class, () -> trace.writeAll(records));
+    trace.close().get(5, TimeUnit.SECONDS);
+
+    List<String> lines = Files.readAllLines(root.resolve("bad/trace.jsonl"));
+    assertEquals(1, lines.size());
+    assertTrue(lines.get(0).endsWith("\"i\":0}"), lines.get(0));
   }
 }

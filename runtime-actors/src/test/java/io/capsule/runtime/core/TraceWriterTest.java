@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,5 +88,81 @@ class TraceWriterTest {
     assertEquals("mcp.json", n.get("files").get(0).asText());
     assertEquals(15, n.get("stdin_bytes").asInt());
     assertEquals("new", n.get("session_mode").asText());
+  }
+
+  /** What the renderer wrote before it streamed: the mapper over one ordered map of the line. */
+  private static String mapperLine(TraceRecord record, Instant at) throws Exception {
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("event_type", record.eventType());
+    line.put("timestamp", at.toString());
+    line.putAll(record.fields());
+    return JSON.writeValueAsString(line);
+  }
+
+  @Test
+  void rendersTheSameLineTheMapperWritesForTheSameOrderedMap() throws Exception {
+    Map<String, Object> nested = new LinkedHashMap<>();
+    nested.put("input", 7L);
+    nested.put("output", null);
+    nested.put("list", List.of(1, "two", true));
+    List<TraceRecord> records =
+        List.of(
+            TraceRecord.of("run_start"),
+            TraceRecord.of("note")
+                .with("text", "quote \" backslash \\ slash / tab \t nl \n cr \r nul \u0000")
+                .with("unicode", "caf\u00e9 \u2028 \ud83d\ude00 \u007f"),
+            TraceRecord.of("inference")
+                .with("turn", 3)
+                .with("big", Long.MAX_VALUE)
+                .with("neg", Integer.MIN_VALUE)
+                .with("ok", true)
+                .with("no", false)
+                .with("none", null)
+                .with("double", 1.5)
+                .with("short", (short) 4)
+                .with("usage_growth", nested)
+                .with("names", List.of("A", "B"))
+                .with("empty", List.of()),
+            TraceRecord.of("weird \" type"));
+    Instant at = Instant.parse("2026-12-03T08:09:50.120Z");
+    for (TraceRecord r : records) {
+      assertEquals(mapperLine(r, at), TraceWriter.render(r, at));
+    }
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource({
+    "2026-01-02T03:04:05Z",
+    "2026-01-02T03:04:00Z",
+    "2026-01-02T03:00:00Z",
+    "1970-01-01T00:00:00Z",
+    "2026-01-02T03:04:05.100Z",
+    "2026-01-02T03:04:05.001Z",
+    "2026-01-02T03:04:05.000100Z",
+    "2026-01-02T03:04:05.000001Z",
+    "2026-01-02T03:04:05.000000001Z",
+    "2026-01-02T03:04:05.123456789Z",
+    "2026-01-02T03:04:05.999999999Z",
+    "1969-12-31T23:59:59.500Z",
+    "+10000-01-01T00:00:00.5Z",
+    "-0001-06-30T12:30:30.250Z",
+  })
+  void theTimestampIsWhatInstantToStringWrites(String text) {
+    Instant at = Instant.parse(text);
+    assertEquals(at.toString(), Timestamps.iso(at));
+  }
+
+  @Test
+  void timestampsWithinOneSecondAndAcrossSecondsMatchInstantToString() {
+    java.util.Random random = new java.util.Random(15);
+    Instant t = Instant.parse("2026-12-03T08:09:50Z");
+    for (int i = 0; i < 20_000; i++) {
+      t =
+          t.plusNanos(
+              random.nextInt(3) == 0
+                  ? random.nextInt(1_000) * 1_000_000L
+                  : random.nextInt(50_000_000));
+      assertEquals(t.toString(), Timestamps.iso(t));
+    }
   }
 }

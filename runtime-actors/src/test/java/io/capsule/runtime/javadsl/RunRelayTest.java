@@ -1,0 +1,123 @@
+package io.capsule.runtime.javadsl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.capsule.protocol.frame.UsageSplit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chunked relay of {@link EmbeddedRuntime#source}: every event once, in order, in chunks of at
+ * most {@link RunRelay#CHUNK_MAX}, none held back waiting for more, its own wake-up never handed
+ * on, and the outcome completed at {@link RunEvent.Finished}.
+ */
+class RunRelayTest {
+
+  private final ActorTestKit kit = ActorTestKit.create();
+  private final TestProbe<List<RunEvent>> chunks = kit.createTestProbe();
+
+  @AfterEach
+  void stop() {
+    kit.shutdownTestKit();
+  }
+
+  private static RunEvent text(int i) {
+    return new RunEvent.TextCompleted("t", "text " + i);
+  }
+
+  private static RunOutcome done() {
+    return new RunOutcome(
+        "t",
+        RunStatus.DONE,
+        Optional.of("r"),
+        1,
+        UsageSplit.ZERO,
+        Optional.empty(),
+        Optional.empty(),
+        "done",
+        Optional.empty(),
+        Duration.ofSeconds(1),
+        Set.of());
+  }
+
+  @Test
+  void aBurstOfEventsGoesOnInOrderInChunksAndTheFinishedEndsTheLast() throws Exception {
+    CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+    ActorRef<RunEvent> relay = kit.spawn(RunRelay.chunked(chunks.ref(), outcome));
+    List<RunEvent> sent = new ArrayList<>();
+    for (int i = 0; i < 3 * RunRelay.CHUNK_MAX + 7; i++) {
+      sent.add(text(i));
+    }
+    sent.add(new RunEvent.Finished(done()));
+    sent.forEach(relay::tell);
+
+    List<RunEvent> got = new ArrayList<>();
+    while (got.size() < sent.size()) {
+      List<RunEvent> chunk = chunks.receiveMessage(Duration.ofSeconds(5));
+      assertFalse(chunk.isEmpty(), "an empty chunk");
+      assertTrue(chunk.size() <= RunRelay.CHUNK_MAX, "a chunk of " + chunk.size());
+      got.addAll(chunk);
+    }
+    assertEquals(sent, got);
+    assertEquals(done(), outcome.get(5, TimeUnit.SECONDS));
+    chunks.expectTerminated(relay, Duration.ofSeconds(5));
+    chunks.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aLoneEventGoesOnWithoutWaitingForMore() {
+    CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+    ActorRef<RunEvent> relay = kit.spawn(RunRelay.chunked(chunks.ref(), outcome));
+    relay.tell(text(1));
+    assertEquals(List.of(text(1)), chunks.receiveMessage(Duration.ofSeconds(5)));
+    relay.tell(text(2));
+    assertEquals(List.of(text(2)), chunks.receiveMessage(Duration.ofSeconds(5)));
+    chunks.expectNoMessage(Duration.ofMillis(100)); // the wake-ups are never handed on
+    assertFalse(outcome.isDone());
+  }
+
+  @Test
+  void aSourcesConsumerHearsEveryEventOnceInOrderThenTheStreamCompletes() throws Exception {
+    CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+    TestProbe<ActorRef<RunEvent>> relayRef = kit.createTestProbe();
+    var events =
+        org.apache.pekko.stream.javadsl.Source.<List<RunEvent>>actorRef(
+                m -> Optional.empty(),
+                m -> Optional.empty(),
+                64,
+                org.apache.pekko.stream.OverflowStrategy.fail())
+            .mapMaterializedValue(
+                ref -> {
+                  ActorRef<RunEvent> relay =
+                      kit.spawn(
+                          RunRelay.chunked(
+                              org.apache.pekko.actor.typed.javadsl.Adapter.toTyped(ref), outcome));
+                  relayRef.ref().tell(relay);
+                  return relay;
+                })
+            .<RunEvent>mapConcat(chunk -> chunk)
+            .takeWhile(e -> !(e instanceof RunEvent.Finished), true)
+            .runWith(Sink.seq(), kit.system());
+    ActorRef<RunEvent> relay = relayRef.receiveMessage();
+    List<RunEvent> sent = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      sent.add(text(i));
+    }
+    sent.add(new RunEvent.Finished(done()));
+    sent.forEach(relay::tell);
+    assertEquals(sent, events.toCompletableFuture().get(10, TimeUnit.SECONDS));
+  }
+}
