@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 
@@ -70,6 +71,8 @@ final class TaskQueue {
   private final Duration retryAfter;
   private final LinkedList<Pending> queue = new LinkedList<>();
   private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
+  // task id → completed once its in-flight assignment settled (sent, or back in the queue)
+  private final Map<String, CompletableFuture<Void>> assigning = new HashMap<>();
   private final QueueRecord record;
 
   TaskQueue(
@@ -262,11 +265,82 @@ final class TaskQueue {
     placeNow.forEach(this::assign);
   }
 
+  /** What a cancel through the API came to ({@link #cancel}). */
+  enum Canceled {
+    /** No such task. */
+    UNKNOWN,
+    /** Ended here, canceled, never (again) on a runner: it was queued, or taken back. */
+    ENDED,
+    /** Its runner was sent a {@code task.cancel} for the attempt it runs. */
+    SENT,
+    /** It has its report already: nothing to cancel. */
+    FINISHED,
+    /**
+     * Asked, not delivered: no runner owns its attempt and it did not end within {@link
+     * #CANCEL_WAIT}. It ends canceled when the hub takes it back.
+     */
+    REQUESTED
+  }
+
+  /**
+   * How long a cancel the brain could not deliver waits for the task to end. The brain answers "no
+   * runner owns it" for a task that just finished (its report is on the way to the book) and for
+   * one it has just taken back (its notice is on the way to {@link #reclaim}): both end the task
+   * within one pass of the hub's event stream, milliseconds; 10 s only bounds a hub whose event
+   * stream stopped.
+   */
+  static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
+
+  /**
+   * Cancels a task where it is now, decided under this queue's lock so that it cannot fall between
+   * two places: a queued task ends at once ({@link Canceled#ENDED}); a task whose assignment is on
+   * its way to the brain is canceled once that assignment settled, under the wire id it got
+   * (without the wait, the brain could hear the cancel before the assign and answer "unknown"); a
+   * placed task's runner hears it under its current attempt's wire id. The mark that the cancel was
+   * asked is set under the lock too: a take-back the queue has not heard of yet (the brain
+   * journaled it, its notice is on the way) then ends the task canceled instead of placing it again
+   * ({@link #reclaim}), and the cancel waits for that end rather than answering "finished".
+   */
+  CompletionStage<Canceled> cancel(String taskId) {
+    TaskBook.Task task;
+    CompletableFuture<Void> settling;
+    String wireId;
+    synchronized (this) {
+      Optional<TaskBook.Task> known = book.get(taskId);
+      if (known.isEmpty()) {
+        return CompletableFuture.completedFuture(Canceled.UNKNOWN);
+      }
+      if (cancelQueued(taskId)) {
+        return CompletableFuture.completedFuture(Canceled.ENDED);
+      }
+      task = known.get();
+      if (task.finished()) {
+        return CompletableFuture.completedFuture(Canceled.FINISHED);
+      }
+      task.markCancelRequested();
+      settling = assigning.get(taskId);
+      wireId = task.assignment().map(TaskAssign::taskId).orElse(taskId);
+    }
+    if (settling != null) {
+      return settling.thenCompose(settled -> cancel(taskId));
+    }
+    return hub.cancel(projectId, wireId, "canceled through the hub API")
+        .thenCompose(
+            sent ->
+                sent.isPresent()
+                    ? CompletableFuture.completedFuture(Canceled.SENT)
+                    : task.ended()
+                        .thenApply(t -> t.canceledUnplaced() ? Canceled.ENDED : Canceled.FINISHED)
+                        .toCompletableFuture()
+                        .completeOnTimeout(
+                            Canceled.REQUESTED, CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS));
+  }
+
   /**
    * Ends a queued task at once (canceled, never placed); false when it is not queued (running,
-   * finished, being assigned, or unknown), so the caller cancels it on its runner instead.
+   * finished, being assigned, or unknown). Under the lock.
    */
-  synchronized boolean cancelQueued(String taskId) {
+  private boolean cancelQueued(String taskId) {
     for (Pending p : queue) {
       if (p.taskId().equals(taskId)) {
         queue.remove(p);
@@ -313,6 +387,7 @@ final class TaskQueue {
       if (v instanceof Verdict.Place place) {
         queue.remove(p);
         inFlight.put(p.taskId(), place.runnerId());
+        assigning.put(p.taskId(), new CompletableFuture<>());
         placed.add(p);
       } else if (v instanceof Verdict.Wait w) {
         p.task().stillWaiting(w.reason());
@@ -364,8 +439,11 @@ final class TaskQueue {
     return hub.assign(key, p.spec(), p.role(), p.invocation())
         .handle(
             (ok, e) -> {
+              CompletableFuture<Void> settled;
+              boolean placed = e == null;
               synchronized (this) {
                 inFlight.remove(p.taskId());
+                settled = assigning.remove(p.taskId());
                 if (e != null) {
                   Throwable cause = e instanceof CompletionException ? e.getCause() : e;
                   if (cause instanceof DiagnosticException d && d.code() == Code.E_PRO_005) {
@@ -377,10 +455,13 @@ final class TaskQueue {
                   }
                   // No drain here: what failed would be planned again at once, in a loop. The next
                   // runner or report event drains.
-                  return false;
                 }
               }
-              return true;
+              // Outside the lock: a cancel waiting on it decides again, taking the lock itself.
+              if (settled != null) {
+                settled.complete(null);
+              }
+              return placed;
             })
         .thenAccept(
             ok -> {
