@@ -203,6 +203,11 @@ final class TaskBook {
         n.putNull("runner");
       }
       n.put("state", state);
+      // Which run of the task this is (Attempt): 1 until it is taken from a runner gone past
+      // dead-after and placed again; while it waits to be placed again, the attempt taken back.
+      String wireId = assignment.map(io.capsule.protocol.frame.TaskAssign::taskId).orElse(id);
+      n.put("attempt", Attempt.numberOf(wireId));
+      n.put("attempt_id", wireId);
       waiting.ifPresent(w -> n.put("waiting", w));
       n.put("cancel_requested", cancelRequested);
       n.put("events", events);

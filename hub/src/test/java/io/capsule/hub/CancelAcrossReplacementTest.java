@@ -106,6 +106,8 @@ class CancelAcrossReplacementTest {
     assertEquals(201, submitted.statusCode(), submitted.body());
     JsonNode first = JSON.readTree(submitted.body());
     assertEquals(PROJECT + "/r-a", first.get("runner").asText(), submitted.body());
+    assertEquals(1, first.get("attempt").asInt(), submitted.body());
+    assertEquals("t-1", first.get("attempt_id").asText(), submitted.body());
     a.await(s -> s.contains("task.assign"));
     RawRunners.Peer b = runner("r-b", "{}");
     a.cut(); // and not back within dead-after
@@ -152,7 +154,12 @@ class CancelAcrossReplacementTest {
     assertTrue(cancel.contains("\"" + WIRE_2 + "\""), cancel);
 
     JsonNode shown = task();
+    assertEquals(2, shown.get("attempt").asInt(), shown.toString());
+    assertEquals(WIRE_2, shown.get("attempt_id").asText(), shown.toString());
     assertEquals(PROJECT + "/r-b", shown.get("runner").asText(), shown.toString());
+    JsonNode listed = JSON.readTree(get("/v1/tasks").body()).get(0);
+    assertEquals(2, listed.get("attempt").asInt(), listed.toString());
+    assertEquals(WIRE_2, listed.get("attempt_id").asText(), listed.toString());
 
     // r-a, back, hears the take-back's cancel of the first attempt; its late canceled report of
     // that attempt is refused and confuses nothing: the second attempt still runs on r-b.
