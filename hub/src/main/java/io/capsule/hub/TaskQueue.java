@@ -74,15 +74,22 @@ final class TaskQueue {
   // task id → completed once its in-flight assignment settled (sent, or back in the queue)
   private final Map<String, CompletableFuture<Void>> assigning = new HashMap<>();
   private final QueueRecord record;
+  private final int frameCap;
 
+  /**
+   * @param frameCap the runners' frame cap ({@code ProtocolConfig.frameCapBytes}): a task whose
+   *     assignment would be above it under its longest wire id is refused at submission
+   */
   TaskQueue(
       HubServer hub,
       TaskBook book,
       String projectId,
       int max,
       Duration retryAfter,
-      QueueStore store) {
+      QueueStore store,
+      int frameCap) {
     this.record = new QueueRecord(store, book, projectId);
+    this.frameCap = frameCap;
     if (max < 0) {
       throw new IllegalArgumentException("capsule.hub.queue-max must be >= 0, not " + max);
     }
@@ -96,9 +103,14 @@ final class TaskQueue {
   /**
    * Places {@code p} now, or queues it, or refuses it: 201 assigned, 201 queued, 404 ({@code
    * E-HUB-003}) for a named runner nobody knows, 409 ({@code E-API-004}) for a taken id, 429
-   * ({@code E-HUB-002}, with {@code Retry-After}) when the queue is full.
+   * ({@code E-HUB-002}, with {@code Retry-After}) when the queue is full, 413 ({@code E-PRO-005})
+   * when its assignment would be above the frame cap under its longest wire id.
    */
   CompletionStage<Answer> submit(Pending p) {
+    Optional<Diagnostic> tooLarge = p.aboveFrameCap(frameCap);
+    if (tooLarge.isPresent()) {
+      return done(Answer.refused(StatusCodes.CONTENT_TOO_LARGE, tooLarge.get()));
+    }
     List<Pending> placeNow;
     synchronized (this) {
       if (book.get(p.taskId()).isPresent()) {

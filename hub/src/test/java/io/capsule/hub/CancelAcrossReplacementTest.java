@@ -13,6 +13,7 @@ import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RawRunners;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.store.HubEvent;
+import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
@@ -73,7 +74,15 @@ class CancelAcrossReplacementTest {
     hub.bind("127.0.0.1", 0).toCompletableFuture().get(20, TimeUnit.SECONDS);
     hub.events().runWith(Sink.foreach(held::add), kit.system());
     book = new TaskBook();
-    queue = new TaskQueue(hub, book, PROJECT, 10, Duration.ofSeconds(1), QueueStore.none());
+    queue =
+        new TaskQueue(
+            hub,
+            book,
+            PROJECT,
+            10,
+            Duration.ofSeconds(1),
+            QueueStore.none(),
+            ProtocolConfig.defaults().frameCapBytes());
     HubApi routes =
         new HubApi(
             hub,
