@@ -26,7 +26,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 
@@ -43,6 +42,10 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  *
  * <p>Durable with a store: what it keeps there, and how a restart reads it back, is {@link
  * QueueRecord}'s.
+ *
+ * <p>Over 400 lines: submitting, placing, taking back and canceling are decisions under one lock
+ * over the same three places a task can be (queued, being assigned, placed), and read best
+ * together; what is not under the lock went out ({@link QueueRecord}, {@link CancelOutcome}).
  */
 final class TaskQueue {
 
@@ -277,57 +280,31 @@ final class TaskQueue {
     placeNow.forEach(this::assign);
   }
 
-  /** What a cancel through the API came to ({@link #cancel}). */
-  enum Canceled {
-    /** No such task. */
-    UNKNOWN,
-    /** Ended here, canceled, never (again) on a runner: it was queued, or taken back. */
-    ENDED,
-    /** Its runner was sent a {@code task.cancel} for the attempt it runs. */
-    SENT,
-    /** It has its report already: nothing to cancel. */
-    FINISHED,
-    /**
-     * Asked, not delivered: no runner owns its attempt and it did not end within {@link
-     * #CANCEL_WAIT}. It ends canceled when the hub takes it back.
-     */
-    REQUESTED
-  }
-
-  /**
-   * How long a cancel the brain could not deliver waits for the task to end. The brain answers "no
-   * runner owns it" for a task that just finished (its report is on the way to the book) and for
-   * one it has just taken back (its notice is on the way to {@link #reclaim}): both end the task
-   * within one pass of the hub's event stream, milliseconds; 10 s only bounds a hub whose event
-   * stream stopped.
-   */
-  static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
-
   /**
    * Cancels a task where it is now, decided under this queue's lock so that it cannot fall between
-   * two places: a queued task ends at once ({@link Canceled#ENDED}); a task whose assignment is on
-   * its way to the brain is canceled once that assignment settled, under the wire id it got
+   * two places: a queued task ends at once ({@link CancelOutcome#ENDED}); a task whose assignment
+   * is on its way to the brain is canceled once that assignment settled, under the wire id it got
    * (without the wait, the brain could hear the cancel before the assign and answer "unknown"); a
    * placed task's runner hears it under its current attempt's wire id. The mark that the cancel was
    * asked is set under the lock too: a take-back the queue has not heard of yet (the brain
    * journaled it, its notice is on the way) then ends the task canceled instead of placing it again
    * ({@link #reclaim}), and the cancel waits for that end rather than answering "finished".
    */
-  CompletionStage<Canceled> cancel(String taskId) {
+  CompletionStage<CancelOutcome> cancel(String taskId) {
     TaskBook.Task task;
     CompletableFuture<Void> settling;
     String wireId;
     synchronized (this) {
       Optional<TaskBook.Task> known = book.get(taskId);
       if (known.isEmpty()) {
-        return CompletableFuture.completedFuture(Canceled.UNKNOWN);
+        return CompletableFuture.completedFuture(CancelOutcome.UNKNOWN);
       }
       if (cancelQueued(taskId)) {
-        return CompletableFuture.completedFuture(Canceled.ENDED);
+        return CompletableFuture.completedFuture(CancelOutcome.ENDED);
       }
       task = known.get();
       if (task.finished()) {
-        return CompletableFuture.completedFuture(Canceled.FINISHED);
+        return CompletableFuture.completedFuture(CancelOutcome.FINISHED);
       }
       task.markCancelRequested();
       settling = assigning.get(taskId);
@@ -337,15 +314,7 @@ final class TaskQueue {
       return settling.thenCompose(settled -> cancel(taskId));
     }
     return hub.cancel(projectId, wireId, "canceled through the hub API")
-        .thenCompose(
-            sent ->
-                sent.isPresent()
-                    ? CompletableFuture.completedFuture(Canceled.SENT)
-                    : task.ended()
-                        .thenApply(t -> t.canceledUnplaced() ? Canceled.ENDED : Canceled.FINISHED)
-                        .toCompletableFuture()
-                        .completeOnTimeout(
-                            Canceled.REQUESTED, CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS));
+        .thenCompose(sent -> CancelOutcome.afterBrain(sent, task));
   }
 
   /**
