@@ -58,6 +58,7 @@ class CancelAcrossReplacementTest {
   private final String token =
       RawRunners.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
   private final BlockingQueue<HubEvent> held = new LinkedBlockingQueue<>();
+  private final GatedJournal journal = new GatedJournal();
   private HubServer hub;
   private TaskBook book;
   private TaskQueue queue;
@@ -70,7 +71,8 @@ class CancelAcrossReplacementTest {
         HubServer.create(
             kit.system(),
             RawRunners.fast().deadAfter(Duration.ofSeconds(1)).build(),
-            RawRunners.TOKENS);
+            RawRunners.TOKENS,
+            journal);
     hub.bind("127.0.0.1", 0).toCompletableFuture().get(20, TimeUnit.SECONDS);
     hub.events().runWith(Sink.foreach(held::add), kit.system());
     book = new TaskBook();
@@ -187,6 +189,90 @@ class CancelAcrossReplacementTest {
     assertEquals("failed", done.get("state").asText(), done.toString());
     assertEquals("t-1", done.get("report").get("task_id").asText(), done.toString());
     assertEquals(2, done.get("events").asInt(), "the first attempt's progress and the report");
+  }
+
+  @Test
+  void aCancelWhileTheAssignmentIsBeingStoredWaitsForItAndReachesTheRunnerAfterIt()
+      throws Exception {
+    RawRunners.Peer b = runner("r-b", "{}");
+    journal.hold(); // the brain's writes wait from now on: t-1's assignment stays in flight
+    CompletableFuture<HttpResponse<String>> submitted =
+        http.sendAsync(
+            request("/v1/tasks")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"t-1\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    Await.until(journal::waiting, n -> n > 0, WAIT, "the assignment reached the journal");
+
+    CompletableFuture<HttpResponse<String>> cancel = cancelAsync();
+    Await.until(
+        () -> book.get("t-1").orElseThrow().cancelRequested(),
+        asked -> asked,
+        WAIT,
+        "the cancel reached the queue");
+    assertFalse(cancel.isDone(), "it waits for the assignment: the brain has not stored it yet");
+    journal.release();
+
+    assertEquals(201, submitted.get(WAIT.toSeconds(), TimeUnit.SECONDS).statusCode());
+    HttpResponse<String> answer = cancel.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertEquals(202, answer.statusCode(), answer.body());
+    // In this order (a cancel first would be skipped by the first wait and fail the second).
+    assertTrue(b.await(s -> s.contains("task.assign")).contains("\"t-1\""));
+    String cancelFrame = b.await(s -> s.contains("task.cancel"));
+    assertTrue(cancelFrame.contains("\"t-1\""), cancelFrame);
+    assertEquals(java.util.Set.of("t-1"), openTasks("r-b"), "the runner has it, to cancel");
+  }
+
+  /**
+   * A journal that keeps nothing and, while held, keeps each write waiting until released: an
+   * assignment then stays in flight between the queue and the runner for as long as a test needs.
+   */
+  private static final class GatedJournal implements io.capsule.hub.store.HubJournal {
+    private final java.util.List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+    private boolean holding;
+
+    synchronized void hold() {
+      holding = true;
+    }
+
+    void release() {
+      java.util.List<CompletableFuture<Void>> release;
+      synchronized (this) {
+        holding = false;
+        release = java.util.List.copyOf(waiting);
+        waiting.clear();
+      }
+      release.forEach(w -> w.complete(null));
+    }
+
+    synchronized int waiting() {
+      return waiting.size();
+    }
+
+    @Override
+    public java.util.List<Entry> recorded() {
+      return java.util.List.of();
+    }
+
+    @Override
+    public void append(Entry entry) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public synchronized java.util.concurrent.CompletionStage<Void> appendAllAsync(
+        java.util.List<Entry> entries) {
+      CompletableFuture<Void> written = new CompletableFuture<>();
+      if (holding) {
+        waiting.add(written);
+      } else {
+        written.complete(null);
+      }
+      return written;
+    }
   }
 
   /** Hands held events to the book and the queue, in order, until one matches: that one not. */
