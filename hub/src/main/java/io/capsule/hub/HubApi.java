@@ -327,29 +327,32 @@ final class HubApi {
     return book.get(id).map(t -> json(StatusCodes.OK, t.view())).orElseGet(() -> noSuchTask(id));
   }
 
+  /**
+   * Cancels a task wherever it is ({@link TaskQueue#cancel}): 200 with state {@code canceled} when
+   * it ended here (queued, or taken back from a dead runner), 202 when its runner was sent the
+   * cancel, or when it runs nowhere now and will end canceled once taken back; 409 ({@code
+   * E-API-005}) when it had already finished; 404 when unknown.
+   */
   private Route cancel(String id) {
-    Optional<TaskBook.Task> task = book.get(id);
-    if (task.isEmpty()) {
-      return noSuchTask(id);
-    }
-    if (queue.cancelQueued(id)) {
-      return json(
-          StatusCodes.OK,
-          JSON.createObjectNode().put("id", id).put("canceled", true).put("state", "canceled"));
-    }
-    task.get().markCancelRequested();
-    // The runner knows the run by its attempt's wire id (the task's own id but after a take-back).
-    String wireId =
-        task.get().assignment().map(io.capsule.protocol.frame.TaskAssign::taskId).orElse(id);
     return onSuccess(
-        hub.cancel(projectId, wireId, "canceled through the hub API"),
-        sent -> {
-          ObjectNode n = JSON.createObjectNode().put("id", id).put("canceled", sent.isPresent());
-          if (sent.isPresent()) {
-            return json(StatusCodes.ACCEPTED, n);
-          }
-          Diagnostic d = Diagnostic.of(Code.E_API_005, "task " + id + " already finished");
-          return json(StatusCodes.CONFLICT, n.setAll(TaskQueue.Answer.body(d)));
+        queue.cancel(id),
+        outcome -> {
+          ObjectNode n = JSON.createObjectNode().put("id", id);
+          return switch (outcome) {
+            case UNKNOWN -> noSuchTask(id);
+            case ENDED -> json(StatusCodes.OK, n.put("canceled", true).put("state", "canceled"));
+            case SENT -> json(StatusCodes.ACCEPTED, n.put("canceled", true));
+            case REQUESTED ->
+                json(StatusCodes.ACCEPTED, n.put("canceled", true).put("cancel_requested", true));
+            case FINISHED ->
+                json(
+                    StatusCodes.CONFLICT,
+                    n.put("canceled", false)
+                        .setAll(
+                            TaskQueue.Answer.body(
+                                Diagnostic.of(
+                                    Code.E_API_005, "task " + id + " already finished"))));
+          };
         });
   }
 

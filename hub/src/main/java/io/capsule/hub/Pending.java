@@ -44,6 +44,36 @@ record Pending(
   }
 
   /**
+   * The refusal ({@code E-PRO-005}) when this task's assignment would be above {@code frameCap}
+   * under its longest wire id ({@link io.capsule.hub.placement.Attempt#longest}): it fits a runner
+   * as its first attempt, maybe, but would end {@code too_large} the first time it is placed again,
+   * after it ran. Empty when every attempt fits. An assignment is its wire id's first frame: seq 1.
+   */
+  Optional<io.capsule.config.diag.Diagnostic> aboveFrameCap(int frameCap) {
+    com.fasterxml.jackson.databind.node.ObjectNode longest = spec.json(); // a copy
+    String wireId = io.capsule.hub.placement.Attempt.longest(taskId());
+    longest.put("id", wireId);
+    TaskAssign a = new TaskAssign(TaskSpec.wrap(longest), role, invocation);
+    int bytes = io.capsule.protocol.codec.FrameCodec.shared().encode(a.withSeq(1)).length;
+    if (bytes <= frameCap) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        io.capsule.config.diag.Diagnostic.of(
+            io.capsule.config.diag.Code.E_PRO_005,
+            "task "
+                + taskId()
+                + ": its task.assign would be "
+                + bytes
+                + " bytes under its longest attempt id ("
+                + wireId.length()
+                + " characters, as a runner sees it when the task is placed again after its"
+                + " runner was gone past dead-after), above the runners' frame cap of "
+                + frameCap
+                + " bytes; shorten the goal or body"));
+  }
+
+  /**
    * A task taken back from a dead runner: its spec, role and invocation as it was assigned, the
    * spec under the next attempt's wire id (whichever runner it lands on, none has seen that id). It
    * no longer names a runner (it named the one that died, or none).

@@ -118,7 +118,8 @@ final class ProjectHub {
             projectId,
             settings.getInt("queue-max"),
             settings.getDuration("queue-retry-after"),
-            restored.queueStore());
+            restored.queueStore(),
+            deps.config().frameCapBytes());
     queue.restore(restored.queueStore().recorded()); // before any runner's hello can drain it
     HubWeb web = web(system, hub, book, projectId, deps.registry()); // /metrics, the page
     HubEventLog steps = new HubEventLog();

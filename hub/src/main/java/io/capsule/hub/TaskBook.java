@@ -67,6 +67,10 @@ final class TaskBook {
     private final Set<String> gaveUp = new java.util.TreeSet<>();
     // The assignment as last sent: a task taken back is assigned again the same way.
     private Optional<io.capsule.protocol.frame.TaskAssign> assignment = Optional.empty();
+    // Completed once, with this task, when it gets its report (from a runner, or ended unplaced):
+    // what a cancel the brain could not deliver waits on (TaskQueue#cancel).
+    private final java.util.concurrent.CompletableFuture<Task> ended =
+        new java.util.concurrent.CompletableFuture<>();
 
     Task(String id, String capsule, RunnerKey runner, ObjectNode spec) {
       this(id, capsule, Optional.of(runner), spec, "assigned");
@@ -168,6 +172,17 @@ final class TaskBook {
       endedUnplaced = true;
       finishedAt = Optional.of(java.time.Instant.now());
       append(new TaskEntry(lastId + 1, "report", r));
+      ended.complete(this);
+    }
+
+    /** Completes once the task has its report: a runner's, or its end without a runner. */
+    java.util.concurrent.CompletionStage<Task> ended() {
+      return ended.copy();
+    }
+
+    /** True when the hub ended it canceled without a runner's report (queued, or taken back). */
+    synchronized boolean canceledUnplaced() {
+      return endedUnplaced && "canceled".equals(state);
     }
 
     synchronized ObjectNode view() {
@@ -188,6 +203,11 @@ final class TaskBook {
         n.putNull("runner");
       }
       n.put("state", state);
+      // Which run of the task this is (Attempt): 1 until it is taken from a runner gone past
+      // dead-after and placed again; while it waits to be placed again, the attempt taken back.
+      String wireId = assignment.map(io.capsule.protocol.frame.TaskAssign::taskId).orElse(id);
+      n.put("attempt", Attempt.numberOf(wireId));
+      n.put("attempt_id", wireId);
       waiting.ifPresent(w -> n.put("waiting", w));
       n.put("cancel_requested", cancelRequested);
       n.put("events", events);
@@ -257,6 +277,7 @@ final class TaskBook {
       finishedAt = Optional.of(java.time.Instant.now());
       state = r.report().status();
       append(TaskEntry.of(r).after(idOffset));
+      ended.complete(this);
     }
 
     synchronized String state() {

@@ -42,6 +42,10 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
  *
  * <p>Durable with a store: what it keeps there, and how a restart reads it back, is {@link
  * QueueRecord}'s.
+ *
+ * <p>Over 400 lines: submitting, placing, taking back and canceling are decisions under one lock
+ * over the same three places a task can be (queued, being assigned, placed), and read best
+ * together; what is not under the lock went out ({@link QueueRecord}, {@link CancelOutcome}).
  */
 final class TaskQueue {
 
@@ -70,16 +74,25 @@ final class TaskQueue {
   private final Duration retryAfter;
   private final LinkedList<Pending> queue = new LinkedList<>();
   private final Map<String, String> inFlight = new HashMap<>(); // task id → runner id
+  // task id → completed once its in-flight assignment settled (sent, or back in the queue)
+  private final Map<String, CompletableFuture<Void>> assigning = new HashMap<>();
   private final QueueRecord record;
+  private final int frameCap;
 
+  /**
+   * @param frameCap the runners' frame cap ({@code ProtocolConfig.frameCapBytes}): a task whose
+   *     assignment would be above it under its longest wire id is refused at submission
+   */
   TaskQueue(
       HubServer hub,
       TaskBook book,
       String projectId,
       int max,
       Duration retryAfter,
-      QueueStore store) {
+      QueueStore store,
+      int frameCap) {
     this.record = new QueueRecord(store, book, projectId);
+    this.frameCap = frameCap;
     if (max < 0) {
       throw new IllegalArgumentException("capsule.hub.queue-max must be >= 0, not " + max);
     }
@@ -93,9 +106,14 @@ final class TaskQueue {
   /**
    * Places {@code p} now, or queues it, or refuses it: 201 assigned, 201 queued, 404 ({@code
    * E-HUB-003}) for a named runner nobody knows, 409 ({@code E-API-004}) for a taken id, 429
-   * ({@code E-HUB-002}, with {@code Retry-After}) when the queue is full.
+   * ({@code E-HUB-002}, with {@code Retry-After}) when the queue is full, 413 ({@code E-PRO-005})
+   * when its assignment would be above the frame cap under its longest wire id.
    */
   CompletionStage<Answer> submit(Pending p) {
+    Optional<Diagnostic> tooLarge = p.aboveFrameCap(frameCap);
+    if (tooLarge.isPresent()) {
+      return done(Answer.refused(StatusCodes.CONTENT_TOO_LARGE, tooLarge.get()));
+    }
     List<Pending> placeNow;
     synchronized (this) {
       if (book.get(p.taskId()).isPresent()) {
@@ -263,10 +281,47 @@ final class TaskQueue {
   }
 
   /**
-   * Ends a queued task at once (canceled, never placed); false when it is not queued (running,
-   * finished, being assigned, or unknown), so the caller cancels it on its runner instead.
+   * Cancels a task where it is now, decided under this queue's lock so that it cannot fall between
+   * two places: a queued task ends at once ({@link CancelOutcome#ENDED}); a task whose assignment
+   * is on its way to the brain is canceled once that assignment settled, under the wire id it got
+   * (without the wait, the brain could hear the cancel before the assign and answer "unknown"); a
+   * placed task's runner hears it under its current attempt's wire id. The mark that the cancel was
+   * asked is set under the lock too: a take-back the queue has not heard of yet (the brain
+   * journaled it, its notice is on the way) then ends the task canceled instead of placing it again
+   * ({@link #reclaim}), and the cancel waits for that end rather than answering "finished".
    */
-  synchronized boolean cancelQueued(String taskId) {
+  CompletionStage<CancelOutcome> cancel(String taskId) {
+    TaskBook.Task task;
+    CompletableFuture<Void> settling;
+    String wireId;
+    synchronized (this) {
+      Optional<TaskBook.Task> known = book.get(taskId);
+      if (known.isEmpty()) {
+        return CompletableFuture.completedFuture(CancelOutcome.UNKNOWN);
+      }
+      if (cancelQueued(taskId)) {
+        return CompletableFuture.completedFuture(CancelOutcome.ENDED);
+      }
+      task = known.get();
+      if (task.finished()) {
+        return CompletableFuture.completedFuture(CancelOutcome.FINISHED);
+      }
+      task.markCancelRequested();
+      settling = assigning.get(taskId);
+      wireId = task.assignment().map(TaskAssign::taskId).orElse(taskId);
+    }
+    if (settling != null) {
+      return settling.thenCompose(settled -> cancel(taskId));
+    }
+    return hub.cancel(projectId, wireId, "canceled through the hub API")
+        .thenCompose(sent -> CancelOutcome.afterBrain(sent, task));
+  }
+
+  /**
+   * Ends a queued task at once (canceled, never placed); false when it is not queued (running,
+   * finished, being assigned, or unknown). Under the lock.
+   */
+  private boolean cancelQueued(String taskId) {
     for (Pending p : queue) {
       if (p.taskId().equals(taskId)) {
         queue.remove(p);
@@ -313,6 +368,7 @@ final class TaskQueue {
       if (v instanceof Verdict.Place place) {
         queue.remove(p);
         inFlight.put(p.taskId(), place.runnerId());
+        assigning.put(p.taskId(), new CompletableFuture<>());
         placed.add(p);
       } else if (v instanceof Verdict.Wait w) {
         p.task().stillWaiting(w.reason());
@@ -364,8 +420,11 @@ final class TaskQueue {
     return hub.assign(key, p.spec(), p.role(), p.invocation())
         .handle(
             (ok, e) -> {
+              CompletableFuture<Void> settled;
+              boolean placed = e == null;
               synchronized (this) {
                 inFlight.remove(p.taskId());
+                settled = assigning.remove(p.taskId());
                 if (e != null) {
                   Throwable cause = e instanceof CompletionException ? e.getCause() : e;
                   if (cause instanceof DiagnosticException d && d.code() == Code.E_PRO_005) {
@@ -377,10 +436,13 @@ final class TaskQueue {
                   }
                   // No drain here: what failed would be planned again at once, in a loop. The next
                   // runner or report event drains.
-                  return false;
                 }
               }
-              return true;
+              // Outside the lock: a cancel waiting on it decides again, taking the lock itself.
+              if (settled != null) {
+                settled.complete(null);
+              }
+              return placed;
             })
         .thenAccept(
             ok -> {

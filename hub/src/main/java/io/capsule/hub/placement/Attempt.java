@@ -18,8 +18,19 @@ import java.util.Objects;
  * (after a restart, or when the brain moves to another node) finds the same task for each frame:
  * nothing about attempts is kept beside the frames themselves. It is a bijection because a
  * submitted id may not end the way a wire id does ({@link #isReserved}, refused at {@code POST
- * /v1/tasks}). The suffix may take a wire id past the API's 200 characters: it never appears in a
- * URL, and the protocol's task schema sets no length.
+ * /v1/tasks}).
+ *
+ * <p>The suffix takes a wire id past the API's 200 characters (a 200-character id's second attempt
+ * is 210, its longest {@link #longest} 218), and every place a wire id reaches takes that: the
+ * API's limit is for the URL path segment and headers, and a wire id is in neither (the API and SSE
+ * speak of the task's own id; SSE event ids are numbers); the protocol's task schema sets no
+ * length; the hub's stores key a task by its own id; the runner names a run's directory (its trace,
+ * its files) after the id made file-safe and cut to 64 characters, and names nothing else after it.
+ * What a wire id does add to is each frame's size, so a task is refused at {@code POST /v1/tasks}
+ * (413, {@code E-PRO-005}) when its assignment would be above the frame cap under its longest wire
+ * id, rather than ending {@code too_large} the first time it is placed again. {@code
+ * LongTaskIdReplacementTest} (runtime-actors) runs a 200-character id's second attempt end to end
+ * on a real runner.
  *
  * <p>A late frame of an earlier attempt carries that attempt's wire id, which no runner owns any
  * more: it is refused ({@code E-PRO-011}), nothing applied.
@@ -37,6 +48,14 @@ public final class Attempt {
       throw new IllegalArgumentException("attempts count from 1, not " + n);
     }
     return n == 1 ? taskId : taskId + MARK + n;
+  }
+
+  /**
+   * The longest wire id {@code taskId} can have: the most digits an attempt number has ({@link
+   * #taskOf} reads at most 9). What a frame's size is checked against when the task is submitted.
+   */
+  public static String longest(String taskId) {
+    return taskId + MARK + "999999999";
   }
 
   /** The task a wire id (or a task id) stands for. */

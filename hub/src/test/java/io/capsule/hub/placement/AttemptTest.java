@@ -59,4 +59,14 @@ class AttemptTest {
   void attemptsCountFromOne(int n) {
     assertThrows(IllegalArgumentException.class, () -> Attempt.wireId("t-1", n));
   }
+
+  @ParameterizedTest
+  @CsvSource({"t-1", "a~attempt-x", "x"})
+  void theLongestWireIdIsAnAttemptOfItsTaskAndNoLongerOneIs(String task) {
+    String longest = Attempt.longest(task);
+    assertEquals(task, Attempt.taskOf(longest));
+    assertEquals(999_999_999, Attempt.numberOf(longest));
+    String beyond = task + Attempt.MARK + "1000000000"; // ten digits: not read as an attempt
+    assertEquals(beyond, Attempt.taskOf(beyond));
+  }
 }

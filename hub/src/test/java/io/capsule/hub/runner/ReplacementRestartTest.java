@@ -67,6 +67,7 @@ class ReplacementRestartTest {
     JsonNode queued = api.awaitTask("t-1", t -> "queued".equals(t.get("state").asText()));
     assertTrue(queued.get("waiting").asText().contains("E-HUB-008"), queued.toString());
     assertEquals(1, queued.get("events").asInt(), queued.toString());
+    assertEquals(1, queued.get("attempt").asInt(), "the attempt taken back: " + queued);
 
     WsFixture.RawPeer back = runner("{\"t-1\":1}");
     String cancel = WsFixture.await(back.received, s -> s.contains("task.cancel"));
@@ -83,6 +84,9 @@ class ReplacementRestartTest {
     assertEquals("assigned", placed.get("state").asText(), placed.toString());
     assertEquals(PROJECT + "/r-a", placed.get("runner").asText(), placed.toString());
     assertEquals(2, placed.get("events").asInt(), placed.toString());
+    // Which attempt runs is read back from the journal's assign, not kept beside it.
+    assertEquals(2, placed.get("attempt").asInt(), placed.toString());
+    assertEquals(WIRE_2, placed.get("attempt_id").asText(), placed.toString());
 
     WsFixture.RawPeer again = runner("{\"t-1\":2,\"" + WIRE_2 + "\":1}");
     again.send(report(WIRE_2, 2));

@@ -101,6 +101,8 @@ class ReplacementTest {
     b.send(report(WIRE_2, 2));
     JsonNode done = awaitTask(t -> "done".equals(t.get("state").asText()));
     assertEquals(PROJECT + "/r-b", done.get("runner").asText(), done.toString());
+    assertEquals(2, done.get("attempt").asInt(), done.toString());
+    assertEquals(WIRE_2, done.get("attempt_id").asText(), done.toString());
 
     BlockingQueue<String> all = watch.watch("t-1", Optional.empty());
     assertEquals(

@@ -180,9 +180,9 @@ class RunnerAssignsTest {
     return new PlayDriver(RunFixture.script(), scenario, InterruptMethod.SIGNAL_INT, false);
   }
 
-  private static final String TURN_END = "{\"type\":\"turn-end\",\"value\":\"hi\"}";
+  static final String TURN_END = "{\"type\":\"turn-end\",\"value\":\"hi\"}";
 
-  private static final String MANIFEST =
+  static final String MANIFEST =
       """
       name: hello
       version: 0.1.0

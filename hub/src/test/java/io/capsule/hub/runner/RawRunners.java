@@ -1,0 +1,60 @@
+package io.capsule.hub.runner;
+
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.token.ProjectTokens;
+import java.util.function.Predicate;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * {@link WsFixture}'s raw runners for tests outside this package (the queue and the task API in
+ * {@code io.capsule.hub} drive a {@link HubServer} of their own there).
+ */
+public final class RawRunners {
+  /** The tokens every fixture hub accepts. */
+  public static final ProjectTokens TOKENS = WsFixture.TOKENS;
+
+  private RawRunners() {}
+
+  /** Short timers so the tests run in seconds, never sleeping ({@link WsFixture#fast}). */
+  public static ProtocolConfig.Builder fast() {
+    return WsFixture.fast();
+  }
+
+  /** A raw runner over a real socket: what it received, in order; what it sends, as text. */
+  public static final class Peer {
+    private final WsFixture.RawPeer raw;
+
+    private Peer(WsFixture.RawPeer raw) {
+      this.raw = raw;
+    }
+
+    /** The first text received from now on that matches; fails after {@link WsFixture#WAIT}. */
+    public String await(Predicate<String> match) throws InterruptedException {
+      return WsFixture.await(raw.received, match);
+    }
+
+    /** Texts received and not yet awaited. */
+    public java.util.List<String> unread() {
+      return java.util.List.copyOf(raw.received);
+    }
+
+    public void send(String text) {
+      raw.send(text);
+    }
+
+    /** Ends the connection from this side: the runner went away. */
+    public void cut() {
+      raw.cut();
+    }
+  }
+
+  /**
+   * Runner {@code id} of {@code project} with capsule {@code hello} and one slot, answering pings,
+   * its hello's {@code resume} being {@code resume}; returned once the hub acked that hello.
+   */
+  public static Peer hello(
+      ActorSystem<?> system, String url, String project, String id, String resume)
+      throws InterruptedException {
+    return new Peer(WsFixture.helloRunner(system, url, project, id, resume));
+  }
+}
