@@ -179,12 +179,7 @@ public final class RunnerEdge {
                         system.scheduler()))
             .to(Sink.ignore());
     return ServerSocket.accept(
-        upgrade.get(),
-        Flow.fromSinkAndSourceCoupled(inbound, outbound),
-        control,
-        config.frameCapBytes(),
-        wsSettings,
-        log);
+        upgrade.get(), inbound, outbound, control, config.frameCapBytes(), wsSettings, log);
   }
 
   private static Optional<String> bearer(HttpRequest request) {
