@@ -38,7 +38,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  * frames wait for the store; past either the brain stops reading from the gateways ({@link
  * #answer}: runner frames are not acknowledged as read, their sockets back-pressure) until a write
  * completes. Back-pressure rather than a refusal: a runner's frames are valid and it would only
- * send them again, while a store that is slow for a moment catches up.
+ * send them again, while a store that is slow for a moment catches up. What a socket already sent
+ * on its way is still read past the bound: at most {@link RunnerGateway#IN_FLIGHT} batches per
+ * connection, each at most {@link RunnerGateway#BATCH_WEIGHT} of text or one frame up to the cap.
  *
  * <p>Failure: the first failed write is kept ({@link #failure()}), the brain stops, and the effects
  * of every entry not confirmed never run: nothing is acked, published or sent that was not stored.

@@ -64,20 +64,21 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   interface Command {}
 
   /**
-   * One frame from the runner as JSON text, or (with {@code frame} null) the gateway's refusal of
-   * what it read ({@code refusedCode}, {@code refusedMessage}); answered once consumed, which is
-   * how a slow brain back-pressures the socket. {@code decoded} is the gateway's own decoding of
-   * that text, for a brain in the same JVM (no second decoding per frame); it does not cross nodes
-   * (null after serialization: the brain decodes the text).
+   * Frames from the runner, in the order it sent them, read together by its gateway (what arrived
+   * while the brain was busy: one message for them all, not one each); answered once consumed,
+   * which is how a slow brain back-pressures the socket.
    */
-  record Inbound(
-      String id,
-      String frame,
-      @JsonIgnore Frame decoded,
-      String refusedCode,
-      String refusedMessage,
-      ActorRef<RunnerGateway.Consumed> replyTo)
+  record Inbound(String id, List<InFrame> frames, ActorRef<RunnerGateway.Consumed> replyTo)
       implements Command, HubCbor {}
+
+  /**
+   * One frame of an {@link Inbound} as JSON text, or (with {@code text} null) the gateway's refusal
+   * of what it read ({@code refusedCode}, {@code refusedMessage}). {@code decoded} is the gateway's
+   * own decoding of that text, for a brain in the same JVM (no second decoding per frame); it does
+   * not cross nodes (null after serialization: the brain decodes the text).
+   */
+  record InFrame(
+      String text, @JsonIgnore Frame decoded, String refusedCode, String refusedMessage) {}
 
   record Closed(String id, String reason) implements Command, HubCbor {}
 
@@ -229,6 +230,14 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       in.replyTo().tell(new RunnerGateway.Consumed(in.id()));
       return this;
     }
+    for (InFrame f : in.frames()) {
+      read(c, f);
+    }
+    journal.answer(in);
+    return this;
+  }
+
+  private void read(Conn c, InFrame in) {
     Object frame = RunnerGateway.decode(in);
     if (frame instanceof FrameRejected r) {
       frames.onRejected(c, r);
@@ -241,10 +250,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         getContext().getLog().warn("{}: {} before hello, dropped", c.key(), frame);
       }
     } else {
-      frames.onFrame(c, (Frame) frame, in.frame());
+      frames.onFrame(c, (Frame) frame, in.text());
     }
-    journal.answer(in);
-    return this;
   }
 
   private Behavior<Command> onWritten(BrainJournal.Written w) {

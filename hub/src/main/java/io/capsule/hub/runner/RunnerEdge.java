@@ -14,10 +14,14 @@ import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.OrderedQueue;
 import io.capsule.protocol.ws.Wire;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -51,8 +55,9 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  */
 public final class RunnerEdge {
   /**
-   * How long one frame may wait for the brain to consume it. Generous: the brain waits for its
-   * store (bounded there); past it the socket fails and the runner resumes on a new connection.
+   * How long one batch of frames may wait for the brain to consume it. Generous: the brain waits
+   * for its store (bounded there); past it the socket fails and the runner resumes on a new
+   * connection.
    */
   private static final Duration CONSUME_TIMEOUT = Duration.ofSeconds(60);
 
@@ -166,25 +171,47 @@ public final class RunnerEdge {
                   return m;
                 });
     Sink<Message, NotUsed> inbound =
-        Flow.<Message>create()
-            .idleTimeout(config.deadAfter())
-            .via(Wire.decodeKeepingText(config.frameCapBytes(), mat))
-            .mapAsync(
-                RunnerGateway.IN_FLIGHT,
-                f ->
-                    AskPattern.<RunnerGateway.Command, RunnerGateway.Consumed>ask(
-                        gateway,
-                        replyTo -> new RunnerGateway.FromRunner(f, replyTo),
-                        CONSUME_TIMEOUT,
-                        system.scheduler()))
-            .to(Sink.ignore());
+        inbound(
+            config,
+            mat,
+            batch ->
+                AskPattern.<RunnerGateway.Command, RunnerGateway.Consumed>ask(
+                    gateway,
+                    replyTo -> new RunnerGateway.FromRunner(batch, replyTo),
+                    CONSUME_TIMEOUT,
+                    system.scheduler()));
     return ServerSocket.accept(
-        upgrade.get(),
-        Flow.fromSinkAndSourceCoupled(inbound, outbound),
-        control,
-        config.frameCapBytes(),
-        wsSettings,
-        log);
+        upgrade.get(), inbound, outbound, control, config.frameCapBytes(), wsSettings, log);
+  }
+
+  /**
+   * A socket's runner messages, decoded, to its gateway: at most {@link RunnerGateway#IN_FLIGHT}
+   * batches unanswered by {@code toGateway}'s stage, in order; what arrives meanwhile waits in the
+   * next batch ({@link RunnerGateway#BATCH_WEIGHT}). Fails when no message comes within dead-after.
+   */
+  static Sink<Message, NotUsed> inbound(
+      ProtocolConfig config,
+      Materializer mat,
+      Function<List<Object>, CompletionStage<RunnerGateway.Consumed>> toGateway) {
+    return Flow.<Message>create()
+        .idleTimeout(config.deadAfter())
+        .via(Wire.decodeKeepingText(config.frameCapBytes(), mat))
+        .batchWeighted(
+            RunnerGateway.BATCH_WEIGHT,
+            RunnerGateway::weight,
+            RunnerEdge::batchOf,
+            (batch, f) -> {
+              batch.add(f);
+              return batch;
+            })
+        .mapAsync(RunnerGateway.IN_FLIGHT, toGateway::apply)
+        .to(Sink.ignore());
+  }
+
+  private static List<Object> batchOf(Object first) {
+    List<Object> batch = new ArrayList<>();
+    batch.add(first);
+    return batch;
   }
 
   private static Optional<String> bearer(HttpRequest request) {

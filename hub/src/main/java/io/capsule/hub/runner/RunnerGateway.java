@@ -9,6 +9,8 @@ import io.capsule.protocol.frame.Frame;
 import io.capsule.protocol.ws.OrderedQueue;
 import io.capsule.protocol.ws.Wire;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -60,14 +62,14 @@ final class RunnerGateway {
     static final int ABORT = -1;
   }
 
-  /** The brain's answer to one {@link HubCore.Inbound}: the next frame may be read. */
+  /** The brain's answer to one {@link HubCore.Inbound}: the next frames may be read. */
   record Consumed(String connId) implements HubCbor {}
 
   /**
-   * From the socket's inbound stream: one decoded frame (a {@link Wire.Read} with its text, a
-   * {@link Frame}, or a refusal), answered when consumed.
+   * From the socket's inbound stream: decoded frames in the order they came (each a {@link
+   * Wire.Read} with its text, a {@link Frame}, or a refusal), answered when consumed.
    */
-  record FromRunner(Object frame, ActorRef<Consumed> replyTo) implements Command {}
+  record FromRunner(List<Object> frames, ActorRef<Consumed> replyTo) implements Command {}
 
   /** The socket's outbound side ended. */
   record SocketEnded(String reason) implements Command {}
@@ -89,14 +91,30 @@ final class RunnerGateway {
   static final Duration REANNOUNCE_EVERY = Duration.ofSeconds(1);
 
   /**
-   * Frames of one socket on their way to the brain and not yet answered ({@link Consumed}). One at
-   * a time made every frame wait for a round trip to the brain (across the cluster when it lives on
-   * another node): a runner replaying 320 frames after a failover took ~10 s at load 30. Eight lets
-   * the brain batch a connection's frames into one journal write; they stay in order (one sender,
-   * one receiver), and the brain's backlog bound still stops the socket. Costs at most eight frames
-   * (8 MiB at the frame cap, a few KB usually) in flight per socket.
+   * Batches of one socket's frames on their way to the brain and not yet answered ({@link
+   * Consumed}). One at a time made every frame wait for a round trip to the brain (across the
+   * cluster when it lives on another node): a runner replaying 320 frames after a failover took ~10
+   * s at load 30. Eight lets the brain batch a connection's frames into one journal write; they
+   * stay in order (one sender, one receiver), and the brain's backlog bound still stops the socket.
    */
   static final int IN_FLIGHT = 8;
+
+  /**
+   * What one batch may weigh: the frames' text, each counted as at least {@link #MIN_WEIGHT}, so a
+   * batch holds at most 64 frames; a single frame above it (up to the frame cap) goes alone. Frames
+   * are batched only while {@link #IN_FLIGHT} batches wait for the brain: a busy brain then reads
+   * what came meanwhile in one message, instead of one message, one ask and one answer per frame
+   * (which was a tenth of the hub's CPU per persisted frame). In flight per socket at most {@code
+   * IN_FLIGHT} times the larger of this and the frame cap, as with single frames at the cap.
+   */
+  static final long BATCH_WEIGHT = 256 * 1024;
+
+  private static final long MIN_WEIGHT = BATCH_WEIGHT / 64;
+
+  /** A decoded frame's weight in a batch: see {@link #BATCH_WEIGHT}. */
+  static long weight(Object frame) {
+    return frame instanceof Wire.Read r ? Math.max(MIN_WEIGHT, r.text().length()) : MIN_WEIGHT;
+  }
 
   /** Where a gateway announces its connection: the brain's actor here, or its sharded entity. */
   @FunctionalInterface
@@ -250,8 +268,8 @@ final class RunnerGateway {
   }
 
   /** The gateway's frame or refusal, back as the protocol's objects on the brain's side. */
-  static Object decode(HubCore.Inbound in) {
-    if (in.frame() == null) {
+  static Object decode(HubCore.InFrame in) {
+    if (in.text() == null) {
       Code code = Code.byId(in.refusedCode()).orElse(Code.E_PRO_002);
       return new FrameRejected(code, in.refusedMessage());
     }
@@ -259,23 +277,30 @@ final class RunnerGateway {
       return in.decoded();
     }
     try {
-      return CODEC.decode(in.frame(), false);
+      return CODEC.decode(in.text(), false);
     } catch (FrameRejected r) {
       return r;
     }
   }
 
   private HubCore.Inbound inbound(FromRunner f) {
-    if (f.frame() instanceof FrameRejected r) {
-      return new HubCore.Inbound(
-          connId, null, null, r.diagnostic().code().id(), r.diagnostic().message(), f.replyTo());
+    List<HubCore.InFrame> frames = new ArrayList<>(f.frames().size());
+    for (Object o : f.frames()) {
+      frames.add(inFrame(o));
     }
-    if (f.frame() instanceof Wire.Read r) {
+    return new HubCore.Inbound(connId, frames, f.replyTo());
+  }
+
+  private static HubCore.InFrame inFrame(Object o) {
+    if (o instanceof FrameRejected r) {
+      return new HubCore.InFrame(null, null, r.diagnostic().code().id(), r.diagnostic().message());
+    }
+    if (o instanceof Wire.Read r) {
       // As the runner sent it, with its decoding: no second encoding, nor decoding in a local
       // brain.
-      return new HubCore.Inbound(connId, r.text(), r.frame(), null, null, f.replyTo());
+      return new HubCore.InFrame(r.text(), r.frame(), null, null);
     }
-    Frame frame = (Frame) f.frame();
-    return new HubCore.Inbound(connId, CODEC.encodeToString(frame), frame, null, null, f.replyTo());
+    Frame frame = (Frame) o;
+    return new HubCore.InFrame(CODEC.encodeToString(frame), frame, null, null);
   }
 }

@@ -1,25 +1,25 @@
 package io.capsule.hub.runner;
 
-import io.capsule.protocol.ws.CloseCodes;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.event.LoggingAdapter;
-import org.apache.pekko.http.impl.engine.ws.FrameData;
 import org.apache.pekko.http.impl.engine.ws.FrameEvent;
 import org.apache.pekko.http.impl.engine.ws.FrameEvent$;
-import org.apache.pekko.http.impl.engine.ws.FrameStart;
 import org.apache.pekko.http.impl.engine.ws.UpgradeToWebSocketLowLevel;
 import org.apache.pekko.http.impl.engine.ws.WebSocket$;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.ws.Message;
 import org.apache.pekko.http.javadsl.model.ws.WebSocketUpgrade;
 import org.apache.pekko.http.scaladsl.settings.WebSocketSettings;
+import org.apache.pekko.stream.FanOutShape2;
 import org.apache.pekko.stream.FlowShape;
 import org.apache.pekko.stream.Graph;
 import org.apache.pekko.stream.javadsl.BidiFlow;
 import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.GraphDSL;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import scala.Option;
 import scala.concurrent.duration.FiniteDuration;
@@ -27,18 +27,16 @@ import scala.concurrent.duration.FiniteDuration;
 /**
  * The hub's side of one WebSocket, at frame level, because the protocol needs close codes that
  * Pekko HTTP's message-level API cannot send (4000, 4401, 1008, 1009: its handler flow can only
- * close with 1000 or 1011). The message handling itself stays Pekko's: this wraps Pekko HTTP's own
- * server WebSocket stack around the message flow and adds two things below it:
- *
- * <ul>
- *   <li>a frame cap: a data message whose frames add up to more than the cap is not passed on, and
- *       the socket closes with 1009;
- *   <li>a control: completing it closes the socket with a close frame of any code, ends the TCP
- *       connection without a close frame, or aborts it.
- * </ul>
+ * close with 1000 or 1011). Data messages are read by {@link InboundFrames} (which also holds the
+ * frame cap: a data message whose frames add up to more than the cap is not passed on, and the
+ * socket closes with 1009); control frames, the close handshake and the hub's outbound messages
+ * stay with Pekko HTTP's own server WebSocket stack. Beside them, a control: completing it closes
+ * the socket with a close frame of any code, ends the TCP connection without a close frame, or
+ * aborts it.
  *
  * <p>Uses Pekko HTTP's internal frame API ({@code impl.engine.ws}), pinned by the build to the
- * version it was written against (1.3.0); {@code HubServerTest} exercises every path of it.
+ * version it was written against (1.3.0); {@code HubServerTest} and {@code InboundFramesTest}
+ * exercise every path of it.
  */
 final class ServerSocket {
 
@@ -57,14 +55,20 @@ final class ServerSocket {
   private ServerSocket() {}
 
   /**
-   * The upgrade response that runs {@code handler} over the socket.
+   * The upgrade response that reads the runner's messages into {@code inbound} and writes {@code
+   * outbound} to it.
    *
+   * @param inbound the runner's data messages, whole ({@link InboundFrames}); when it fails the
+   *     socket closes with 1011
+   * @param outbound the hub's messages; its end ends the socket (a close frame with 1000), and it
+   *     is cancelled when the peer closes
    * @param control completed (once, by anyone, any thread) to end the connection; the frame cap
    *     completes it with {@code Close(1009)}
    */
   static HttpResponse accept(
       WebSocketUpgrade upgrade,
-      Flow<Message, Message, NotUsed> handler,
+      Sink<Message, NotUsed> inbound,
+      Source<Message, NotUsed> outbound,
       CompletableFuture<Control> control,
       int frameCap,
       WebSocketSettings settings,
@@ -73,14 +77,28 @@ final class ServerSocket {
         WebSocket$.MODULE$
             .stack(true, settings, FiniteDuration.apply(3, TimeUnit.SECONDS), log)
             .asJava();
-    // The stack's user-facing inlet is typed Object from Java (Scala variance); its elements are
-    // scaladsl messages, which are javadsl messages too.
-    Flow<Object, org.apache.pekko.http.scaladsl.model.ws.Message, NotUsed> scalaHandler =
-        Flow.<Object>create().map(m -> (Message) m).via(handler).map(Message::asScala);
+    // The stack sees control frames only (InboundFrames takes the data frames): its message side
+    // only ends when the peer closes, which ends the hub's outbound as a coupled handler did. Its
+    // user-facing inlet is typed Object from Java (Scala variance); its elements are scaladsl
+    // messages, which are javadsl messages too.
+    Flow<Object, org.apache.pekko.http.scaladsl.model.ws.Message, NotUsed> stackHandler =
+        Flow.fromSinkAndSourceCoupled(Sink.<Object>ignore(), outbound.map(Message::asScala));
+    // Typed Object out, as the stack's outlet is from Java; its elements are FrameEvents.
+    Flow<FrameEvent, Object, NotUsed> socket =
+        Flow.fromGraph(
+            GraphDSL.create(
+                b -> {
+                  FanOutShape2<FrameEvent, FrameEvent, Message> split =
+                      b.add(new InboundFrames(frameCap, control));
+                  FlowShape<FrameEvent, Object> pekko =
+                      b.add(BidiFlow.fromGraph(stack).join(stackHandler));
+                  b.from(split.out1()).to(b.add(inbound));
+                  b.from(split.out0()).toInlet(pekko.in());
+                  return FlowShape.of(split.in(), pekko.out());
+                }));
     Flow<FrameEvent, FrameEvent, NotUsed> frames =
         Flow.<FrameEvent>create()
-            .via(capped(frameCap, control))
-            .via(BidiFlow.fromGraph(stack).join(scalaHandler))
+            .via(socket)
             .merge(Source.completionStage(control).map(c -> (Object) c), true)
             .takeWhile(e -> !(e instanceof Control), true)
             .mapConcat(ServerSocket::render);
@@ -99,40 +117,6 @@ final class ServerSocket {
       throw new IllegalStateException("connection aborted by the hub");
     }
     return List.of(); // Drop: complete without a close frame
-  }
-
-  /**
-   * Passes frames through while the current data message stays within the cap; past it, nothing
-   * more is passed on and the control asks for a 1009 close.
-   */
-  private static Flow<FrameEvent, FrameEvent, NotUsed> capped(
-      int cap, CompletableFuture<Control> control) {
-    return Flow.<FrameEvent>create()
-        .statefulMap(
-            () -> new long[] {0, 0}, // [bytes of the current data message, 1 once over the cap]
-            (state, e) -> {
-              if (state[1] == 1) {
-                return org.apache.pekko.japi.Pair.create(state, List.<FrameEvent>of());
-              }
-              if (e instanceof FrameStart start && !start.header().opcode().isControl()) {
-                state[0] += start.header().length();
-                if (state[0] > cap) {
-                  state[1] = 1;
-                  control.complete(
-                      new Close(
-                          CloseCodes.TOO_BIG, "E-PRO-005 frame larger than " + cap + " bytes"));
-                  return org.apache.pekko.japi.Pair.create(state, List.<FrameEvent>of());
-                }
-                if (start.header().fin()) {
-                  state[0] = 0;
-                }
-              } else if (e instanceof FrameData) {
-                // continuation of a frame whose length the FrameStart already counted
-              }
-              return org.apache.pekko.japi.Pair.create(state, List.of(e));
-            },
-            state -> java.util.Optional.empty())
-        .mapConcat(l -> l);
   }
 
   @SuppressWarnings("unchecked")

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.capsule.config.diag.Code;
 import io.capsule.hub.store.HubJournal;
+import io.capsule.protocol.ProtocolException.FrameRejected;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Ack;
 import io.capsule.protocol.frame.Capabilities;
@@ -89,14 +91,16 @@ class InboundTextTest {
   }
 
   @Test
-  void theDecodedFrameStaysInTheJvmAndTheTextCrossesNodes() throws Exception {
+  void theDecodedFramesStayInTheJvmAndTheirTextsCrossNodesInOrder() throws Exception {
     String text =
         "{\"type\":\"task.progress\",\"schema_version\":1,\"task_id\":\"T2\",\"seq\":3,"
             + "\"kind\":\"text\",\"payload\":{\"i\":3}}";
     Frame decoded = CODEC.decode(text, true);
+    HubCore.InFrame frame = new HubCore.InFrame(text, decoded, null, null);
+    HubCore.InFrame refused = new HubCore.InFrame(null, null, "E-PRO-002", "not json");
     HubCore.Inbound in =
-        new HubCore.Inbound("c-1", text, decoded, null, null, kit.createTestProbe().ref().narrow());
-    assertEquals(decoded, RunnerGateway.decode(in), "a local brain takes the gateway's frame");
+        new HubCore.Inbound("c-1", List.of(frame, refused), kit.createTestProbe().ref().narrow());
+    assertEquals(decoded, RunnerGateway.decode(frame), "a local brain takes the gateway's frame");
 
     Serialization ser = SerializationExtension.get(kit.system().classicSystem());
     byte[] bytes = ser.serialize(in).get();
@@ -107,10 +111,15 @@ class InboundTextTest {
                     ser.findSerializerFor(in).identifier(),
                     Serializers.manifestFor(ser.findSerializerFor(in), in))
                 .get();
-    assertNull(remote.decoded(), "the decoded frame does not travel");
-    assertEquals(text, remote.frame());
-    TaskProgress there = assertInstanceOf(TaskProgress.class, RunnerGateway.decode(remote));
+    assertEquals(2, remote.frames().size());
+    HubCore.InFrame first = remote.frames().get(0);
+    assertNull(first.decoded(), "the decoded frame does not travel");
+    assertEquals(text, first.text());
+    TaskProgress there = assertInstanceOf(TaskProgress.class, RunnerGateway.decode(first));
     assertEquals(decoded, there, "the remote brain decodes the text to the same frame");
+    FrameRejected no =
+        assertInstanceOf(FrameRejected.class, RunnerGateway.decode(remote.frames().get(1)));
+    assertEquals(Code.E_PRO_002, no.diagnostic().code());
   }
 
   private static Frame next(WsFixture.RawPeer p) throws InterruptedException {
