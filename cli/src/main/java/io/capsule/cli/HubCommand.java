@@ -112,6 +112,12 @@ final class HubCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "capsule hub needs --project and --secret-file");
     }
+    try {
+      ReferenceHub.checkProjectId(project);
+    } catch (IllegalArgumentException e) {
+      throw new DiagnosticException(
+          Diagnostic.of(Code.E_CFG_001, "--project '" + project + "': " + e.getMessage()));
+    }
     CapsuleSettings settings = CapsuleSettings.load();
     ProjectTokens tokens =
         new ProjectTokens(Secrets.read(secretFile), settings.protocol().tokenClockSkew());

@@ -41,6 +41,27 @@ class HubClusterOptionsTest {
   }
 
   @Test
+  void aProjectIdTooLongForTheStoreIsRefusedWithItsLimitBeforeAnythingIsCreated() throws Exception {
+    Path secret =
+        Files.writeString(dir.resolve("hub.secret"), "a test secret of forty bytes, or so ok");
+    Cli.Result r =
+        Cli.run(
+            "hub",
+            "--listen",
+            "127.0.0.1:0",
+            "--project",
+            "p".repeat(48),
+            "--secret-file",
+            secret.toString(),
+            "--state-dir",
+            dir.resolve("state").toString());
+    assertTrue(r.err().startsWith("E-CFG-001 --project 'ppp"), r.err());
+    assertTrue(r.err().contains("at most 47 characters"), "gives the limit: " + r.err());
+    assertFalse(r.out().contains("listening on"), r.out());
+    assertFalse(Files.exists(dir.resolve("state/hub.mv.db")), "no store was created");
+  }
+
+  @Test
   void aClusterOnAnH2FileIsRefusedWithItsCodeBeforeAnythingListens() throws Exception {
     Cli.Result r =
         hub(

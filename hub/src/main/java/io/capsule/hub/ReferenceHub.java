@@ -44,6 +44,15 @@ import org.apache.pekko.persistence.query.PersistenceQuery;
  * the same.
  */
 public final class ReferenceHub {
+  /**
+   * The longest project id a hub serves. A task's journal rows are keyed by {@code
+   * Task|<length>:<project><task>} in the store's 255-character {@code persistence_id} column, and
+   * a task id may have 200 characters: a longer project id would leave some of its tasks unstorable
+   * (their first write fails, and a hub whose store fails stops).
+   */
+  public static final int MAX_PROJECT_ID =
+      255 - "Task|".length() - "99:".length() - TaskRequest.MAX_NAME;
+
   /** As the hub's journal waits for its store: long enough for a busy database, still bounded. */
   private static final Duration STORE_TIMEOUT = io.capsule.hub.store.HubStore.WRITE_TIMEOUT;
 
@@ -118,6 +127,7 @@ public final class ReferenceHub {
       int port,
       HubJournal journal,
       Optional<MeterRegistry> registry) {
+    checkProjectId(projectId);
     TaskEventStream.Settings sse = sseSettings(system.settings().config());
     Optional<JdbcReadJournal> reads = reads(journal);
     AtomicReference<ProjectHub> local = new AtomicReference<>();
@@ -279,5 +289,30 @@ public final class ReferenceHub {
               stopBrain.run(); // closes its runners' sockets and stops it (or passivates it)
               return h.events.handle((d, e) -> Done.getInstance());
             });
+  }
+
+  /**
+   * Refuses a project id this hub cannot serve: empty, over {@link #MAX_PROJECT_ID} characters, or
+   * holding a control character (it reaches logs and the store's keys).
+   *
+   * @throws IllegalArgumentException saying which and what to do
+   */
+  public static void checkProjectId(String projectId) {
+    if (projectId.isEmpty()) {
+      throw new IllegalArgumentException("the project id is empty; give the hub a project id");
+    }
+    if (projectId.length() > MAX_PROJECT_ID) {
+      throw new IllegalArgumentException(
+          "the project id has "
+              + projectId.length()
+              + " characters; a hub's project id may have at most "
+              + MAX_PROJECT_ID
+              + " characters (with a 200-character task id it keys the task's rows in the"
+              + " store's 255-character persistence_id column); choose a shorter one");
+    }
+    if (projectId.chars().anyMatch(Character::isISOControl)) {
+      throw new IllegalArgumentException(
+          "the project id holds a control character; use printable characters only");
+    }
   }
 }
