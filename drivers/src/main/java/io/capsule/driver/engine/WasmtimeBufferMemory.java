@@ -126,6 +126,11 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
   }
 
   @Override
+  protected void rawBytesInto(int at, byte[] into, int offset, int length) {
+    buf().get(at, into, offset, length);
+  }
+
+  @Override
   protected void rawStoreU8(int at, byte value) {
     buf().put(at, value);
   }
