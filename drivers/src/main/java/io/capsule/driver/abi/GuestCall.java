@@ -39,7 +39,7 @@ public final class GuestCall {
         instance,
         coreExport,
         function.name(),
-        abi -> abi.lowerParams(function.params(), args),
+        abi -> instance.call(coreExport, abi.lowerParams(function.params(), args)),
         (abi, flatResults) -> {
           List<Object> results = abi.liftResults(function.results(), flatResults);
           return results.isEmpty() ? Optional.empty() : Optional.of(results.get(0));
@@ -47,20 +47,20 @@ public final class GuestCall {
   }
 
   /**
-   * One call as {@link #invoke} makes it, with the lowering and the lifting given: {@code lower}
-   * returns the flat arguments, {@code lift} reads the flat results (before the post-return runs).
-   * Every failure is wrapped as {@link #invoke}'s are.
+   * One call as {@link #invoke} makes it, with the lowering and the lifting given: {@code
+   * lowerAndCall} lowers the arguments and calls the export, returning its flat results; {@code
+   * lift} reads them (before the post-return runs). Every failure is wrapped as {@link #invoke}'s
+   * are.
    */
   static <T> T call(
       WasmInstance instance,
       String coreExport,
       String name,
-      Function<CanonicalAbi, long[]> lower,
+      Function<CanonicalAbi, long[]> lowerAndCall,
       BiFunction<CanonicalAbi, long[], T> lift) {
     try {
       CanonicalAbi abi = new CanonicalAbi(instance.memory());
-      long[] flatArgs = lower.apply(abi);
-      long[] flatResults = instance.call(coreExport, flatArgs);
+      long[] flatResults = lowerAndCall.apply(abi);
       T results = lift.apply(abi, flatResults);
       String post = postReturnName(coreExport);
       if (instance.hasExport(post)) {

@@ -2,6 +2,7 @@ package io.capsule.driver.abi;
 
 import io.capsule.driver.api.Event;
 import io.capsule.driver.wasm.WasmInstance;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -19,6 +20,28 @@ public final class ParseCall {
 
   private final EventLifter lifter = new EventLifter();
 
+  /**
+   * On an instance that lowers a {@code list<string>} in the same guest call as the export ({@link
+   * WasmInstance#callsWithStrings}), the lines' UTF-8 go there; else the generic lowering, then the
+   * call.
+   */
+  private static long[] lowerAndCall(
+      WasmInstance instance, CanonicalAbi abi, List<String> lines, List<Object> args) {
+    int count = lines.size();
+    if (count < 1 << 27) {
+      byte[][] utf8 = new byte[count][];
+      long bytes = 0;
+      for (int i = 0; i < count; i++) {
+        utf8[i] = lines.get(i).getBytes(StandardCharsets.UTF_8);
+        bytes += utf8[i].length;
+      }
+      if (instance.callsWithStrings(EXPORT, bytes)) {
+        return instance.callWithStrings(EXPORT, utf8);
+      }
+    }
+    return instance.call(EXPORT, abi.lowerParams(PARSE.params(), args));
+  }
+
   /** {@code parse} of these lines on {@code instance}; failures as {@link GuestCall#invoke}'s. */
   public List<Event> parse(WasmInstance instance, List<String> lines) {
     List<Object> args = List.of(lines);
@@ -26,7 +49,7 @@ public final class ParseCall {
         instance,
         EXPORT,
         PARSE.name(),
-        abi -> abi.lowerParams(PARSE.params(), args),
+        abi -> lowerAndCall(instance, abi, lines, args),
         (abi, flat) -> {
           if (flat.length == 1) {
             List<Event> events = lifter.events(abi.memory(), (int) flat[0]);

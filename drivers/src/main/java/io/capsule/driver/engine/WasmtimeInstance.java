@@ -142,6 +142,36 @@ final class WasmtimeInstance implements WasmInstance {
     return exports.call(export, args);
   }
 
+  @Override
+  public boolean callsWithStrings(String export, long bytes) {
+    return !closed && stringLists != null && stringLists.takes(export, bytes);
+  }
+
+  /**
+   * The pending post-return, the list's lowering and the export in one crossing ({@link
+   * WasmtimeStringLists#lowerAndCall}); a bad pointer from the allocator fails as {@link
+   * WasmtimeBufferMemory#allocStringList} fails.
+   */
+  @Override
+  public long[] callWithStrings(String export, byte[][] strings) {
+    if (closed) {
+      throw new IllegalStateException("the instance is closed");
+    }
+    if (stringLists == null) {
+      throw new UnsupportedOperationException("no string-list helper for this instance");
+    }
+    long[] packed = new long[1];
+    Long result = stringLists.lowerAndCall(export, strings, packed);
+    if (result == null) {
+      int[] lengths = new int[strings.length];
+      for (int i = 0; i < lengths.length; i++) {
+        lengths[i] = strings[i].length;
+      }
+      throw guestMemory.refusal(packed[0], lengths);
+    }
+    return new long[] {result};
+  }
+
   private Func lookup(String export) {
     return instance.getFunc(store, export).orElseThrow(() -> Failures.noSuchExport(export));
   }
