@@ -25,7 +25,9 @@ import java.util.function.Function;
  * WasmtimeStringLists} in one call, and a one-i32 post-return is deferred to the next call into the
  * instance (run inside that helper call, or just before any other export): see there for why the
  * canonical ABI allows both. With a memory, an export of core type {@code (i32, i32) -> i32}
- * ({@code parse}) is called through {@link WasmtimeCallPairs}, so no value crosses JNI.
+ * ({@code parse}) is called through {@link WasmtimeCallPairs}, so no value crosses JNI; and {@link
+ * #callWithStrings} makes a {@code parse}'s lowering and call one crossing ({@link
+ * WasmtimeStringLists#lowerAndCall}).
  *
  * <p>Not thread-safe: a store must be used by one thread at a time; the run's driver actor owns it.
  */

@@ -21,8 +21,13 @@ import java.util.function.Function;
  * the count, the lengths and a pending post-return's argument reach it, and its packed result and
  * the memory's size come back, through the scratch memory of {@link WasmtimeHelpers}, which the
  * host reads and writes through a direct buffer: the driver's memory is the guest's, and only what
- * its allocator returned is the host's to write. A batch of {@code parse} costs two crossings,
- * neither with a value: this helper and the export through {@link WasmtimeCallPairs}.
+ * its allocator returned is the host's to write. A batch of {@code parse} of at most {@link
+ * #MAX_STAGED} bytes costs one crossing without a value ({@link #lowerAndCall}: the lowering, the
+ * bytes copied in from the scratch and the export, all in one helper call); a larger one two, this
+ * helper and the export through {@link WasmtimeCallPairs}. In the one crossing the post-return, the
+ * allocations and the export share the one epoch deadline set before it (the allocator's calls take
+ * microseconds; a looping allocator still ends the call at the deadline, reported as {@code
+ * cabi_realloc}'s).
  *
  * <p>Why the canonical ABI allows it: the guest's allocator sees the very calls {@code
  * store_list_into_range} makes — {@code cabi_realloc(0, 0, 4, 8 * count)} for the list, then {@code
