@@ -28,7 +28,8 @@ public final class ParseCall {
   private static long[] lowerAndCall(
       WasmInstance instance, CanonicalAbi abi, List<String> lines, List<Object> args) {
     int count = lines.size();
-    if (count < 1 << 27) {
+    // asked first with no bytes, so that an engine without it (Chicory) encodes the lines once
+    if (count < 1 << 27 && instance.callsWithStrings(EXPORT, 0)) {
       byte[][] utf8 = new byte[count][];
       long bytes = 0;
       for (int i = 0; i < count; i++) {
