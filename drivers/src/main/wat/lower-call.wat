@@ -5,7 +5,7 @@
 ;; call-pair.wat calls it. Why: through wasmtime-java each host-to-guest call costs microseconds
 ;; of JNI, and a batch of short lines paid two (this helper's two halves, separately); a call
 ;; between two instances in one store costs nanoseconds, so copying a line eight bytes a call is
-;; cheaper than a crossing for the batches the host sends here (at most 1 MiB of bytes).
+;; cheaper than a crossing for the batches the host sends here (at most 16 KiB of bytes).
 ;;
 ;; The guest sees the calls the host's lowering and call would make, with the same arguments and
 ;; in the same order: post-return (if pending), cabi_realloc(0, 0, 4, 8 * count),

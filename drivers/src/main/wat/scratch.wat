@@ -23,7 +23,7 @@
 ;; One page holds 16 374 lengths; the host grows the memory for a longer list, up to the 2^28
 ;; elements a list's 8-byte slots can have under 2 GiB (2^30 + 40 bytes: 16 385 pages). For
 ;; lower_and_call the host stages the strings' bytes after the lengths and grows the memory for
-;; them too (it does so only for batches of at most 1 MiB of bytes).
+;; them too (it does so only for batches of at most 16 KiB of bytes).
 (module
   (memory (export "scratch") 1 16385)
   (func (export "length") (param $i i32) (result i32)

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * On wasmtime a {@code parse} batch of at most 1 MiB of bytes is lowered and called in one
+ * On wasmtime a {@code parse} batch of at most 16 KiB of bytes is lowered and called in one
  * crossing, a larger one in two (its bytes copied straight into the guest): both give the events
  * that batches of 16 give on Chicory.
  */

@@ -118,7 +118,7 @@ class LowerAndCallTest {
   }
 
   @Test
-  void onlyAnExportTakingTwoI32sAndReturningOneWithAtMostOneMebibyteOfBytesIsTaken() {
+  void onlyAnExportTakingTwoI32sAndReturningOneWithAtMostSixteenKibibytesOfBytesIsTaken() {
     try (WasmInstance w = instance(wasmtime)) {
       assertTrue(w.callsWithStrings("f", WasmtimeStringLists.MAX_STAGED));
       assertFalse(w.callsWithStrings("f", WasmtimeStringLists.MAX_STAGED + 1), "too many bytes");
