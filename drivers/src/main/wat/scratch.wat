@@ -16,13 +16,18 @@
 ;;   byte 16  i64 G: the helper's result (alloc_string_list's packed one; call_pair's i32,
 ;;            zero-extended)
 ;;   byte 24  i32 H: call_pair's first argument; byte 28, its second
-;;   byte 32  i32 H: the byte length of each string of the list, element i at byte 32 + 4 * i
-;; One page holds 16 376 lengths; the host grows the memory for a longer list, up to the 2^28
-;; elements a list's 8-byte slots can have under 2 GiB (2^30 + 32 bytes: 16 385 pages).
+;;   byte 32  i32 H: where the strings' bytes start (lower_and_call), one after the other in order
+;;   byte 36  i32 H, G: 0 until lower_and_call calls the export (the host clears it, the helper sets
+;;            it right before the call: a trap with it set is the export's)
+;;   byte 40  i32 H: the byte length of each string of the list, element i at byte 40 + 4 * i
+;; One page holds 16 374 lengths; the host grows the memory for a longer list, up to the 2^28
+;; elements a list's 8-byte slots can have under 2 GiB (2^30 + 40 bytes: 16 385 pages). For
+;; lower_and_call the host stages the strings' bytes after the lengths and grows the memory for
+;; them too (it does so only for batches of at most 16 KiB of bytes).
 (module
   (memory (export "scratch") 1 16385)
   (func (export "length") (param $i i32) (result i32)
-    (i32.load offset=32 (i32.shl (local.get $i) (i32.const 2))))
+    (i32.load offset=40 (i32.shl (local.get $i) (i32.const 2))))
   (func (export "post_pending") (result i32)
     (i32.load (i32.const 0)))
   (func (export "post_arg") (result i32)
@@ -36,5 +41,14 @@
   (func (export "report") (param $result i64) (param $pages i32)
     (i64.store (i32.const 16) (local.get $result))
     (i32.store (i32.const 12) (local.get $pages)))
+  (func (export "bytes_at") (result i32)
+    (i32.load (i32.const 32)))
+  (func (export "calling")
+    (i32.store (i32.const 36) (i32.const 1)))
+  ;; The staged bytes, eight at a time and one at a time (lower_and_call's copy).
+  (func (export "byte8") (param $at i32) (result i64)
+    (i64.load (local.get $at)))
+  (func (export "byte1") (param $at i32) (result i32)
+    (i32.load8_u (local.get $at)))
   ;; What the string-list helper imports as its post-return when none is to be called.
   (func (export "no_post") (param i32)))

@@ -8,6 +8,8 @@ import io.capsule.driver.wasm.DriverTrap;
 import io.capsule.driver.wasm.WasmInstance;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * One call of a lifted component function on a core instance (CanonicalABI.md {@code canon_lift},
@@ -33,17 +35,38 @@ public final class GuestCall {
    */
   public static Optional<Object> invoke(
       WasmInstance instance, String coreExport, WitFunction function, List<Object> args) {
-    String name = function.name();
+    return call(
+        instance,
+        coreExport,
+        function.name(),
+        abi -> instance.call(coreExport, abi.lowerParams(function.params(), args)),
+        (abi, flatResults) -> {
+          List<Object> results = abi.liftResults(function.results(), flatResults);
+          return results.isEmpty() ? Optional.empty() : Optional.of(results.get(0));
+        });
+  }
+
+  /**
+   * One call as {@link #invoke} makes it, with the lowering and the lifting given: {@code
+   * lowerAndCall} lowers the arguments and calls the export, returning its flat results; {@code
+   * lift} reads them (before the post-return runs). Every failure is wrapped as {@link #invoke}'s
+   * are.
+   */
+  static <T> T call(
+      WasmInstance instance,
+      String coreExport,
+      String name,
+      Function<CanonicalAbi, long[]> lowerAndCall,
+      BiFunction<CanonicalAbi, long[], T> lift) {
     try {
       CanonicalAbi abi = new CanonicalAbi(instance.memory());
-      long[] flatArgs = abi.lowerParams(function.params(), args);
-      long[] flatResults = instance.call(coreExport, flatArgs);
-      List<Object> results = abi.liftResults(function.results(), flatResults);
+      long[] flatResults = lowerAndCall.apply(abi);
+      T results = lift.apply(abi, flatResults);
       String post = postReturnName(coreExport);
       if (instance.hasExport(post)) {
         instance.call(post, flatResults);
       }
-      return results.isEmpty() ? Optional.empty() : Optional.of(results.get(0));
+      return results;
     } catch (AbiViolation e) {
       throw new AbiViolation(in(name, e.diagnostic()), e);
     } catch (DriverTrap e) {

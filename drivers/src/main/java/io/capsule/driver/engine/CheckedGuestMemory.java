@@ -39,6 +39,11 @@ abstract class CheckedGuestMemory implements GuestMemory {
 
   protected abstract byte[] rawBytes(int at, int length);
 
+  /** {@link #rawBytes} into an array the caller gives; engines with a view override it. */
+  protected void rawBytesInto(int at, byte[] into, int offset, int length) {
+    System.arraycopy(rawBytes(at, length), 0, into, offset, length);
+  }
+
   protected abstract void rawStoreU8(int at, byte value);
 
   protected abstract void rawStoreU16(int at, short value);
@@ -72,6 +77,12 @@ abstract class CheckedGuestMemory implements GuestMemory {
   @Override
   public final byte[] loadBytes(int address, int length) {
     return rawBytes(check(address, length), length);
+  }
+
+  @Override
+  public final void loadBytes(int address, byte[] into, int offset, int length) {
+    java.util.Objects.checkFromIndexSize(offset, length, into.length);
+    rawBytesInto(check(address, length), into, offset, length);
   }
 
   @Override

@@ -50,18 +50,26 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
       throw new UnsupportedOperationException("no string-list helper for this memory");
     }
     long packed = stringLists.allocate(lengths);
+    if ((int) (packed >>> 32) == WasmtimeStringLists.ALL_GOOD) {
+      return (int) packed;
+    }
+    throw refusal(packed, lengths);
+  }
+
+  /**
+   * The failure for a string-list helper's packed result that is not {@link
+   * WasmtimeStringLists#ALL_GOOD}: the first bad pointer and what it was for.
+   */
+  RuntimeException refusal(long packed, int[] lengths) {
     int what = (int) (packed >>> 32);
     int ptr = (int) packed;
-    if (what == WasmtimeStringLists.ALL_GOOD) {
-      return ptr;
-    }
     // The helper stopped at this pointer; the same check as one realloc's names what is wrong.
     if (what == WasmtimeStringLists.BAD_LIST) {
       checkAllocation(ptr, 4, lengths.length * 8);
     } else {
       checkAllocation(ptr, 1, lengths[what]);
     }
-    throw Failures.badRealloc(
+    return Failures.badRealloc(
         "returned 0x"
             + Integer.toHexString(ptr)
             + (what == WasmtimeStringLists.BAD_LIST ? " for the list" : " for string " + what)
@@ -123,6 +131,11 @@ class WasmtimeBufferMemory extends CheckedGuestMemory {
     byte[] out = new byte[length];
     buf().get(at, out);
     return out;
+  }
+
+  @Override
+  protected void rawBytesInto(int at, byte[] into, int offset, int length) {
+    buf().get(at, into, offset, length);
   }
 
   @Override

@@ -50,8 +50,14 @@ final class WasmtimeHelpers {
   /** i32 each: {@code call_pair}'s two arguments. */
   static final int ARGS = 24;
 
+  /** i32: where the staged strings' bytes start ({@code lower_and_call}). */
+  static final int BYTES_AT = 32;
+
+  /** i32: set by {@code lower_and_call} right before it calls the export; the host clears it. */
+  static final int CALLING = 36;
+
   /** i32 each: the lengths of the list's strings. */
-  static final int LENGTHS = 32;
+  static final int LENGTHS = 40;
 
   /** What {@link #call} passes: every helper export takes nothing. */
   private static final long[] NO_ARGS = {};
@@ -119,8 +125,20 @@ final class WasmtimeHelpers {
    * returns its view, fresh if it grew.
    */
   ByteBuffer scratchForLengths(int count, Function<RuntimeException, RuntimeException> failure) {
+    return scratchFor(LENGTHS + 4L * count, failure);
+  }
+
+  /** Where staged bytes start after {@code count} lengths: the next 8-byte boundary. */
+  static int bytesAt(int count) {
+    return (LENGTHS + 4 * count + 7) & ~7;
+  }
+
+  /**
+   * Grows the scratch memory (a host call, no guest code) until it holds {@code needed} bytes;
+   * returns its view, fresh if it grew.
+   */
+  ByteBuffer scratchFor(long needed, Function<RuntimeException, RuntimeException> failure) {
     ByteBuffer view = scratch(failure);
-    long needed = LENGTHS + 4L * count;
     if (needed <= view.capacity()) {
       return view;
     }

@@ -25,7 +25,9 @@ import java.util.function.Function;
  * WasmtimeStringLists} in one call, and a one-i32 post-return is deferred to the next call into the
  * instance (run inside that helper call, or just before any other export): see there for why the
  * canonical ABI allows both. With a memory, an export of core type {@code (i32, i32) -> i32}
- * ({@code parse}) is called through {@link WasmtimeCallPairs}, so no value crosses JNI.
+ * ({@code parse}) is called through {@link WasmtimeCallPairs}, so no value crosses JNI; and {@link
+ * #callWithStrings} makes a {@code parse}'s lowering and call one crossing ({@link
+ * WasmtimeStringLists#lowerAndCall}).
  *
  * <p>Not thread-safe: a store must be used by one thread at a time; the run's driver actor owns it.
  */
@@ -140,6 +142,36 @@ final class WasmtimeInstance implements WasmInstance {
       return callPairs.call(export, args);
     }
     return exports.call(export, args);
+  }
+
+  @Override
+  public boolean callsWithStrings(String export, long bytes) {
+    return !closed && stringLists != null && stringLists.takes(export, bytes);
+  }
+
+  /**
+   * The pending post-return, the list's lowering and the export in one crossing ({@link
+   * WasmtimeStringLists#lowerAndCall}); a bad pointer from the allocator fails as {@link
+   * WasmtimeBufferMemory#allocStringList} fails.
+   */
+  @Override
+  public long[] callWithStrings(String export, byte[][] strings) {
+    if (closed) {
+      throw new IllegalStateException("the instance is closed");
+    }
+    if (stringLists == null) {
+      throw new UnsupportedOperationException("no string-list helper for this instance");
+    }
+    long[] packed = new long[1];
+    Long result = stringLists.lowerAndCall(export, strings, packed);
+    if (result == null) {
+      int[] lengths = new int[strings.length];
+      for (int i = 0; i < lengths.length; i++) {
+        lengths[i] = strings[i].length;
+      }
+      throw guestMemory.refusal(packed[0], lengths);
+    }
+    return new long[] {result};
   }
 
   private Func lookup(String export) {

@@ -27,6 +27,14 @@ public interface GuestMemory {
   /** Copies {@code length} bytes starting at {@code address}. */
   byte[] loadBytes(int address, int length);
 
+  /**
+   * Copies {@code length} bytes starting at {@code address} into {@code into} at {@code offset},
+   * bounds-checked as {@link #loadBytes(int, int)}: for a reader that reuses one array.
+   */
+  default void loadBytes(int address, byte[] into, int offset, int length) {
+    System.arraycopy(loadBytes(address, length), 0, into, offset, length);
+  }
+
   void storeU8(int address, byte value);
 
   void storeU16(int address, short value);

@@ -6,6 +6,7 @@ import io.capsule.driver.abi.ContractCodec;
 import io.capsule.driver.abi.ContractTypes;
 import io.capsule.driver.abi.EventCodec;
 import io.capsule.driver.abi.GuestCall;
+import io.capsule.driver.abi.ParseCall;
 import io.capsule.driver.abi.WitFunction;
 import io.capsule.driver.api.Description;
 import io.capsule.driver.api.Event;
@@ -36,6 +37,7 @@ import java.util.Objects;
  */
 public final class WasmProcessDriver implements ProcessDriver {
   private final WasmInstance instance;
+  private final ParseCall parseCall = new ParseCall();
   // what a WASI driver wrote to stdout/stderr since the last parse, as notes (bounded per call by
   // the WASI host's capture cap, and drained into the next parse's events)
   private final List<String> pendingNotes = new java.util.ArrayList<>();
@@ -66,8 +68,8 @@ public final class WasmProcessDriver implements ProcessDriver {
 
   @Override
   public List<Event> parse(List<String> lines) {
-    List<Event> events =
-        ContractCodec.events(call(ContractTypes.PARSE, ContractCodec.value(lines)));
+    List<Object> copied = ContractCodec.value(lines);
+    List<Event> events = guarded(() -> parseCall.parse(instance, castStrings(copied)));
     if (pendingNotes.isEmpty()) {
       return events;
     }
@@ -116,10 +118,22 @@ public final class WasmProcessDriver implements ProcessDriver {
     instance.close();
   }
 
+  @SuppressWarnings("unchecked")
+  private static List<String> castStrings(List<Object> lines) {
+    return (List<String>) (List<?>) lines;
+  }
+
   private Object call(WitFunction function, Object... args) {
+    return guarded(
+        () ->
+            GuestCall.invoke(instance, ContractTypes.coreExport(function), function, List.of(args))
+                .orElseThrow());
+  }
+
+  /** Runs one guest call, then takes what the driver wrote; a trap names its last stderr line. */
+  private <T> T guarded(java.util.function.Supplier<T> guestCall) {
     try {
-      return GuestCall.invoke(instance, ContractTypes.coreExport(function), function, List.of(args))
-          .orElseThrow();
+      return guestCall.get();
     } catch (DriverTrap e) {
       List<String> output = instance.drainOutput();
       pendingNotes.addAll(output);
