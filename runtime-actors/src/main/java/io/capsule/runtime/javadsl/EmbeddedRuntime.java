@@ -42,7 +42,10 @@ public final class EmbeddedRuntime {
 
   /**
    * Events a {@link #source} holds for a slow consumer. The run does not wait for its consumer, so
-   * a consumer this far behind fails the stream loudly instead of losing events silently.
+   * a consumer this far behind fails the stream loudly, with Pekko's {@link
+   * org.apache.pekko.stream.BufferOverflowException} ("Buffer overflow (max capacity was:
+   * 16384)!"), instead of losing events silently. The run goes on to its end regardless and cleans
+   * up as always; only the stream is gone.
    */
   public static final int SOURCE_BUFFER = 16_384;
 
@@ -132,6 +135,7 @@ public final class EmbeddedRuntime {
   /**
    * A run as a stream: materializing it starts the run; the stream emits every event and completes
    * after {@link RunEvent.Finished}. Cancelling the stream does not cancel the run: use the handle.
+   * A consumer {@link #SOURCE_BUFFER} events behind fails the stream (see there).
    */
   public Source<RunEvent, RunHandle> source(RunRequest request) {
     // The events come in chunks (RunRelay.chunked): a message into the stream per chunk, not per
