@@ -191,7 +191,9 @@ public final class CapsuleSharding {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
     String id = UUID.randomUUID().toString();
     ActorRef<RunEvent> relay =
-        system.systemActorOf(RunRelay.create(listener, outcome), "run-relay-" + id, Props.empty());
+        RunRelay.events(
+            system.systemActorOf(
+                RunRelay.create(listener, outcome), "run-relay-" + id, Props.empty()));
     ActorRef<RunCaller.Command> caller =
         system.systemActorOf(
             RunCaller.create(

@@ -154,7 +154,7 @@ public final class EmbeddedRuntime {
 
   private RunHandle startChunked(RunRequest request, ActorRef<List<RunEvent>> chunks) {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-    ActorRef<RunEvent> relay =
+    ActorRef<Object> relay =
         system.systemActorOf(
             RunRelay.chunked(chunks, outcome), "run-relay-" + UUID.randomUUID(), Props.empty());
     return started(request, relay, outcome);
@@ -162,17 +162,22 @@ public final class EmbeddedRuntime {
 
   private RunHandle startWith(RunRequest request, Optional<ActorRef<RunEvent>> listener) {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-    ActorRef<RunEvent> relay =
+    ActorRef<Object> relay =
         system.systemActorOf(
             RunRelay.create(listener, outcome), "run-relay-" + UUID.randomUUID(), Props.empty());
     return started(request, relay, outcome);
   }
 
+  /** The relay takes a parsed batch's events as one message (it is local: lists need no wire). */
   private RunHandle started(
-      RunRequest request, ActorRef<RunEvent> relay, CompletableFuture<RunOutcome> outcome) {
+      RunRequest request, ActorRef<Object> relay, CompletableFuture<RunOutcome> outcome) {
     guardian.tell(
         new CapsuleRuntime.StartRun(
-            request, Optional.of(relay), Optional.empty(), Optional.empty()));
+            request,
+            Optional.of(RunRelay.events(relay)),
+            Optional.of(RunRelay.batches(relay)),
+            Optional.empty(),
+            Optional.empty()));
     return new RunHandle(request.taskId(), guardian, outcome);
   }
 }
