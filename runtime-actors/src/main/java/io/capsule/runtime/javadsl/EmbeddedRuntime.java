@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -138,15 +139,23 @@ public final class EmbeddedRuntime {
    * A consumer {@link #SOURCE_BUFFER} events behind fails the stream (see there).
    */
   public Source<RunEvent, RunHandle> source(RunRequest request) {
-    // The events come in chunks (RunRelay.chunked): a message into the stream per chunk, not per
-    // event. The buffer stage never back-pressures (it fails when full), so chunks do not wait in
-    // the source: as before, the stream fails when its consumer is SOURCE_BUFFER events behind.
+    return chunkedSource(chunks -> startChunked(request, chunks));
+  }
+
+  /**
+   * A run's events as a stream, fed by a relay made with {@link RunRelay#chunked} on the given ref
+   * by {@code start}. The events come in chunks: a message into the stream per chunk, not per
+   * event. The buffer stage never back-pressures (it fails when full), so chunks do not wait in the
+   * actorRef source: the stream fails when its consumer is {@link #SOURCE_BUFFER} events behind.
+   */
+  static Source<RunEvent, RunHandle> chunkedSource(
+      Function<ActorRef<List<RunEvent>>, RunHandle> start) {
     return Source.<List<RunEvent>>actorRef(
             m -> Optional.empty(),
             m -> Optional.empty(),
             SOURCE_BUFFER / RunRelay.CHUNK_MAX,
             OverflowStrategy.fail())
-        .mapMaterializedValue(ref -> startChunked(request, Adapter.<List<RunEvent>>toTyped(ref)))
+        .mapMaterializedValue(ref -> start.apply(Adapter.<List<RunEvent>>toTyped(ref)))
         .<RunEvent>mapConcat(chunk -> chunk)
         .buffer(SOURCE_BUFFER, OverflowStrategy.fail())
         .takeWhile(e -> !(e instanceof RunEvent.Finished), true);
