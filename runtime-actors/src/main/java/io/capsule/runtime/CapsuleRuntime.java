@@ -17,6 +17,7 @@ import io.capsule.runtime.run.RunServices;
 import io.capsule.runtime.run.RunStart;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -45,18 +46,37 @@ public final class CapsuleRuntime extends AbstractBehavior<CapsuleRuntime.Comman
 
   public sealed interface Command {}
 
-  /** Start a run; its events go to the listener and/or the hub link. */
+  /**
+   * Start a run; its events go to the listener and/or the hub link.
+   *
+   * <p>{@code listenerBatches}, when present, is the listener itself (the same actor) taking a
+   * parsed batch's events as one {@code List<RunEvent>} message in order with its other events: for
+   * the runtime's own relays, one message per batch instead of one per event (issue #15). A
+   * listener that only speaks {@link RunEvent} leaves it empty and gets one message per event.
+   */
   public record StartRun(
       RunRequest request,
       Optional<ActorRef<RunEvent>> listener,
+      Optional<ActorRef<List<RunEvent>>> listenerBatches,
       Optional<ActorRef<HubLink.Command>> hub,
       Optional<ActorRef<RunStarted>> replyTo)
       implements Command, CapsuleSerializable {
     public StartRun {
       Objects.requireNonNull(request, "request");
       Objects.requireNonNull(listener, "listener");
+      Objects.requireNonNull(listenerBatches, "listenerBatches");
       Objects.requireNonNull(hub, "hub");
       Objects.requireNonNull(replyTo, "replyTo");
+      RunStart.sameListener(listener, listenerBatches);
+    }
+
+    /** A start whose listener (if any) gets one message per event. */
+    public StartRun(
+        RunRequest request,
+        Optional<ActorRef<RunEvent>> listener,
+        Optional<ActorRef<HubLink.Command>> hub,
+        Optional<ActorRef<RunStarted>> replyTo) {
+      this(request, listener, Optional.empty(), hub, replyTo);
     }
   }
 
@@ -162,7 +182,9 @@ public final class CapsuleRuntime extends AbstractBehavior<CapsuleRuntime.Comman
       s.replyTo().ifPresent(r -> r.tell(new RunStarted(taskId, live.run)));
       return this;
     }
-    RunStart start = new RunStart(s.request(), s.listener(), s.hub(), getContext().getSelf());
+    RunStart start =
+        new RunStart(
+            s.request(), s.listener(), s.listenerBatches(), s.hub(), getContext().getSelf());
     // A run stops on failure (never restarted: it would spawn the harness twice) and is watched.
     ActorRef<CapsuleRun.Command> run =
         getContext()

@@ -1,5 +1,7 @@
 package io.capsule.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
@@ -17,6 +19,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.SerializationTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -74,6 +77,12 @@ class CrossNodeMessagesTest {
         RunRequest.of("t4", new CapsuleRef.Registered("mem"), "x").withAllowedTools(List.of()),
         new CapsuleRuntime.StartRun(
             request, Optional.of(listener.ref()), Optional.empty(), Optional.empty()),
+        new CapsuleRuntime.StartRun(
+            request,
+            Optional.of(listener.ref()),
+            Optional.of(listener.ref().<List<RunEvent>>unsafeUpcast()),
+            Optional.empty(),
+            Optional.empty()),
         new CapsuleRuntime.CancelRun("t1", "because"),
         new CapsuleRun.Cancel("stop"),
         new RunEvent.StateChanged("t1", RunPhase.RUNNING),
@@ -103,5 +112,26 @@ class CrossNodeMessagesTest {
   @MethodSource("messages")
   void aCrossNodeMessageSurvivesTheBoundSerializer(Object message) {
     serialization.verifySerialization(message, true);
+  }
+
+  @Test
+  void aStartWhoseBatchListenerIsNotItsListenerIsRefused() {
+    TestProbe<RunEvent> listener = kit.createTestProbe();
+    TestProbe<List<RunEvent>> other = kit.createTestProbe();
+    RunRequest r = RunRequest.of("t1", new CapsuleRef.Registered("mem"), "x");
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new CapsuleRuntime.StartRun(
+                r,
+                Optional.of(listener.ref()),
+                Optional.of(other.ref()),
+                Optional.empty(),
+                Optional.empty()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new CapsuleRuntime.StartRun(
+                r, Optional.empty(), Optional.of(other.ref()), Optional.empty(), Optional.empty()));
   }
 }

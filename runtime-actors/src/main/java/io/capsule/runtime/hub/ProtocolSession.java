@@ -56,6 +56,7 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
 
   private final String taskId;
   private final Optional<ActorRef<RunEvent>> listener;
+  private final ActorRef<List<RunEvent>> listenerBatches; // null: one message per event
   private final Optional<ActorRef<HubLink.Command>> hub;
   private final ActorRef<CapsuleRun.Command> run;
   private final RuntimeMetrics metrics; // looked up once, not per event (issue #15)
@@ -67,18 +68,34 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
       Optional<ActorRef<RunEvent>> listener,
       Optional<ActorRef<HubLink.Command>> hub,
       ActorRef<CapsuleRun.Command> run) {
-    return Behaviors.setup(ctx -> new ProtocolSession(ctx, taskId, listener, hub, run));
+    return create(taskId, listener, Optional.empty(), hub, run);
+  }
+
+  /**
+   * As above; {@code listenerBatches}, the listener itself, gets a {@link ProgressAll}'s events as
+   * one message (see {@link io.capsule.runtime.CapsuleRuntime.StartRun}).
+   */
+  public static Behavior<Command> create(
+      String taskId,
+      Optional<ActorRef<RunEvent>> listener,
+      Optional<ActorRef<List<RunEvent>>> listenerBatches,
+      Optional<ActorRef<HubLink.Command>> hub,
+      ActorRef<CapsuleRun.Command> run) {
+    return Behaviors.setup(
+        ctx -> new ProtocolSession(ctx, taskId, listener, listenerBatches, hub, run));
   }
 
   private ProtocolSession(
       ActorContext<Command> ctx,
       String taskId,
       Optional<ActorRef<RunEvent>> listener,
+      Optional<ActorRef<List<RunEvent>>> listenerBatches,
       Optional<ActorRef<HubLink.Command>> hub,
       ActorRef<CapsuleRun.Command> run) {
     super(ctx);
     this.taskId = taskId;
     this.listener = listener;
+    this.listenerBatches = listenerBatches.orElse(null);
     this.hub = hub;
     this.run = run;
     this.metrics = RuntimeMetrics.get(ctx.getSystem());
@@ -107,9 +124,24 @@ public final class ProtocolSession extends AbstractBehavior<ProtocolSession.Comm
   }
 
   private Behavior<Command> onProgressAll(ProgressAll all) {
-    for (RunEvent e : all.events()) {
-      onProgress(e);
+    if (listenerBatches == null) {
+      for (RunEvent e : all.events()) {
+        onProgress(e);
+      }
+      return this;
     }
+    if (reported) {
+      return this;
+    }
+    ActorRef<HubLink.Command> h = hub.orElse(null);
+    for (RunEvent e : all.events()) {
+      seq++;
+      metrics.on(e); // meters derive from events
+      if (h != null) {
+        h.tell(new HubLink.SendProgress(e));
+      }
+    }
+    listenerBatches.tell(all.events()); // immutable (ProgressAll copies), so shared as it is
     return this;
   }
 

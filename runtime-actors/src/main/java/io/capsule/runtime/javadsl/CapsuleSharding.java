@@ -17,15 +17,15 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
@@ -168,15 +168,12 @@ public final class CapsuleSharding {
   /**
    * A run as a stream: materializing it starts the run; the stream emits every event and completes
    * after {@link RunEvent.Finished}. Cancelling the stream does not cancel the run: use the handle.
+   * A consumer {@link EmbeddedRuntime#SOURCE_BUFFER} events behind fails the stream (see there).
    */
   public Source<RunEvent, RunHandle> source(RunRequest request) {
-    return Source.<RunEvent>actorRef(
-            m -> Optional.empty(),
-            m -> Optional.empty(),
-            EmbeddedRuntime.SOURCE_BUFFER,
-            OverflowStrategy.fail())
-        .mapMaterializedValue(ref -> start(request, Adapter.<RunEvent>toTyped(ref)))
-        .takeWhile(e -> !(e instanceof RunEvent.Finished), true);
+    // As EmbeddedRuntime.source: the caller's relay hands the events into the stream in chunks.
+    return EmbeddedRuntime.chunkedSource(
+        chunks -> startVia(request, outcome -> RunRelay.chunked(chunks, outcome)));
   }
 
   /**
@@ -188,10 +185,17 @@ public final class CapsuleSharding {
   }
 
   private RunHandle startWith(RunRequest request, Optional<ActorRef<RunEvent>> listener) {
+    return startVia(request, outcome -> RunRelay.create(listener, outcome));
+  }
+
+  /** Starts the run with a relay made by {@code relays} as the listener of the run's events. */
+  private RunHandle startVia(
+      RunRequest request, Function<CompletableFuture<RunOutcome>, Behavior<Object>> relays) {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
     String id = UUID.randomUUID().toString();
     ActorRef<RunEvent> relay =
-        system.systemActorOf(RunRelay.create(listener, outcome), "run-relay-" + id, Props.empty());
+        RunRelay.events(
+            system.systemActorOf(relays.apply(outcome), "run-relay-" + id, Props.empty()));
     ActorRef<RunCaller.Command> caller =
         system.systemActorOf(
             RunCaller.create(

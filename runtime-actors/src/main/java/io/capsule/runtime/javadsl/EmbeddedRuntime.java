@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -42,7 +43,10 @@ public final class EmbeddedRuntime {
 
   /**
    * Events a {@link #source} holds for a slow consumer. The run does not wait for its consumer, so
-   * a consumer this far behind fails the stream loudly instead of losing events silently.
+   * a consumer this far behind fails the stream loudly, with Pekko's {@link
+   * org.apache.pekko.stream.BufferOverflowException} ("Buffer overflow (max capacity was:
+   * 16384)!"), instead of losing events silently. The run goes on to its end regardless and cleans
+   * up as always; only the stream is gone.
    */
   public static final int SOURCE_BUFFER = 16_384;
 
@@ -132,17 +136,26 @@ public final class EmbeddedRuntime {
   /**
    * A run as a stream: materializing it starts the run; the stream emits every event and completes
    * after {@link RunEvent.Finished}. Cancelling the stream does not cancel the run: use the handle.
+   * A consumer {@link #SOURCE_BUFFER} events behind fails the stream (see there).
    */
   public Source<RunEvent, RunHandle> source(RunRequest request) {
-    // The events come in chunks (RunRelay.chunked): a message into the stream per chunk, not per
-    // event. The buffer stage never back-pressures (it fails when full), so chunks do not wait in
-    // the source: as before, the stream fails when its consumer is SOURCE_BUFFER events behind.
+    return chunkedSource(chunks -> startChunked(request, chunks));
+  }
+
+  /**
+   * A run's events as a stream, fed by a relay made with {@link RunRelay#chunked} on the given ref
+   * by {@code start}. The events come in chunks: a message into the stream per chunk, not per
+   * event. The buffer stage never back-pressures (it fails when full), so chunks do not wait in the
+   * actorRef source: the stream fails when its consumer is {@link #SOURCE_BUFFER} events behind.
+   */
+  static Source<RunEvent, RunHandle> chunkedSource(
+      Function<ActorRef<List<RunEvent>>, RunHandle> start) {
     return Source.<List<RunEvent>>actorRef(
             m -> Optional.empty(),
             m -> Optional.empty(),
             SOURCE_BUFFER / RunRelay.CHUNK_MAX,
             OverflowStrategy.fail())
-        .mapMaterializedValue(ref -> startChunked(request, Adapter.<List<RunEvent>>toTyped(ref)))
+        .mapMaterializedValue(ref -> start.apply(Adapter.<List<RunEvent>>toTyped(ref)))
         .<RunEvent>mapConcat(chunk -> chunk)
         .buffer(SOURCE_BUFFER, OverflowStrategy.fail())
         .takeWhile(e -> !(e instanceof RunEvent.Finished), true);
@@ -150,7 +163,7 @@ public final class EmbeddedRuntime {
 
   private RunHandle startChunked(RunRequest request, ActorRef<List<RunEvent>> chunks) {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-    ActorRef<RunEvent> relay =
+    ActorRef<Object> relay =
         system.systemActorOf(
             RunRelay.chunked(chunks, outcome), "run-relay-" + UUID.randomUUID(), Props.empty());
     return started(request, relay, outcome);
@@ -158,17 +171,22 @@ public final class EmbeddedRuntime {
 
   private RunHandle startWith(RunRequest request, Optional<ActorRef<RunEvent>> listener) {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-    ActorRef<RunEvent> relay =
+    ActorRef<Object> relay =
         system.systemActorOf(
             RunRelay.create(listener, outcome), "run-relay-" + UUID.randomUUID(), Props.empty());
     return started(request, relay, outcome);
   }
 
+  /** The relay takes a parsed batch's events as one message (it is local: lists need no wire). */
   private RunHandle started(
-      RunRequest request, ActorRef<RunEvent> relay, CompletableFuture<RunOutcome> outcome) {
+      RunRequest request, ActorRef<Object> relay, CompletableFuture<RunOutcome> outcome) {
     guardian.tell(
         new CapsuleRuntime.StartRun(
-            request, Optional.of(relay), Optional.empty(), Optional.empty()));
+            request,
+            Optional.of(RunRelay.events(relay)),
+            Optional.of(RunRelay.batches(relay)),
+            Optional.empty(),
+            Optional.empty()));
     return new RunHandle(request.taskId(), guardian, outcome);
   }
 }

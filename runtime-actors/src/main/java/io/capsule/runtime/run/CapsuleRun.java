@@ -168,7 +168,12 @@ public final class CapsuleRun {
     ActorRef<ProtocolSession.Command> session =
         ctx.spawn(
             Behaviors.supervise(
-                    ProtocolSession.create(taskId, start.listener(), start.hub(), ctx.getSelf()))
+                    ProtocolSession.create(
+                        taskId,
+                        start.listener(),
+                        start.listenerBatches(),
+                        start.hub(),
+                        ctx.getSelf()))
                 .onFailure(SupervisorStrategy.restart()),
             "session");
     // The run directory and the trace are made and written on the blocking dispatcher.

@@ -72,4 +72,29 @@ class ProtocolSessionTest {
     listener.expectNoMessage(Duration.ofMillis(100)); // the late batch is dropped
     run.expectNoMessage(Duration.ZERO);
   }
+
+  @Test
+  void withABatchListenerABatchOfEventsReachesItAsOneMessageInOrderWithTheSingleOnes() {
+    TestProbe<Object> relay = kit.createTestProbe(); // one actor: single events and batches
+    ActorRef<ProtocolSession.Command> session =
+        kit.spawn(
+            ProtocolSession.create(
+                "t",
+                Optional.of(relay.ref().narrow()),
+                Optional.of(relay.ref().narrow()),
+                Optional.empty(),
+                run.ref()));
+    session.tell(new ProtocolSession.Progress(text("a")));
+    session.tell(new ProtocolSession.ProgressAll(List.of(text("b"), text("c"), text("d"))));
+    session.tell(new ProtocolSession.Progress(text("e")));
+    session.tell(new ProtocolSession.Finish(done(), reported.ref()));
+    session.tell(new ProtocolSession.ProgressAll(List.of(text("late"))));
+
+    assertEquals(text("a"), relay.receiveMessage());
+    assertEquals(List.of(text("b"), text("c"), text("d")), relay.receiveMessage());
+    assertEquals(text("e"), relay.receiveMessage());
+    assertEquals(new RunEvent.Finished(done()), relay.receiveMessage());
+    assertEquals("t", reported.receiveMessage().taskId());
+    relay.expectNoMessage(Duration.ofMillis(100)); // the late batch is dropped
+  }
 }

@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The chunked relay of {@link EmbeddedRuntime#source}: every event once, in order, in chunks of at
  * most {@link RunRelay#CHUNK_MAX}, none held back waiting for more, its own wake-up never handed
- * on, and the outcome completed at {@link RunEvent.Finished}.
+ * on, and the outcome completed at {@link RunEvent.Finished}; a batch goes on as one chunk (cut to
+ * {@link RunRelay#CHUNK_MAX}) after the single events before it. The plain relay takes batches
+ * apart for its listener.
  */
 class RunRelayTest {
 
@@ -56,7 +58,7 @@ class RunRelayTest {
   @Test
   void aBurstOfEventsGoesOnInOrderInChunksAndTheFinishedEndsTheLast() throws Exception {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-    ActorRef<RunEvent> relay = kit.spawn(RunRelay.chunked(chunks.ref(), outcome));
+    ActorRef<RunEvent> relay = RunRelay.events(kit.spawn(RunRelay.chunked(chunks.ref(), outcome)));
     List<RunEvent> sent = new ArrayList<>();
     for (int i = 0; i < 3 * RunRelay.CHUNK_MAX + 7; i++) {
       sent.add(text(i));
@@ -80,7 +82,7 @@ class RunRelayTest {
   @Test
   void aLoneEventGoesOnWithoutWaitingForMore() {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-    ActorRef<RunEvent> relay = kit.spawn(RunRelay.chunked(chunks.ref(), outcome));
+    ActorRef<RunEvent> relay = RunRelay.events(kit.spawn(RunRelay.chunked(chunks.ref(), outcome)));
     relay.tell(text(1));
     assertEquals(List.of(text(1)), chunks.receiveMessage(Duration.ofSeconds(5)));
     relay.tell(text(2));
@@ -102,9 +104,11 @@ class RunRelayTest {
             .mapMaterializedValue(
                 ref -> {
                   ActorRef<RunEvent> relay =
-                      kit.spawn(
-                          RunRelay.chunked(
-                              org.apache.pekko.actor.typed.javadsl.Adapter.toTyped(ref), outcome));
+                      RunRelay.events(
+                          kit.spawn(
+                              RunRelay.chunked(
+                                  org.apache.pekko.actor.typed.javadsl.Adapter.toTyped(ref),
+                                  outcome)));
                   relayRef.ref().tell(relay);
                   return relay;
                 })
@@ -119,5 +123,47 @@ class RunRelayTest {
     sent.add(new RunEvent.Finished(done()));
     sent.forEach(relay::tell);
     assertEquals(sent, events.toCompletableFuture().get(10, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void aBatchGoesOnAsOneChunkAfterTheSingleEventsBeforeItAndALongOneIsCut() throws Exception {
+    CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+    ActorRef<Object> relay = kit.spawn(RunRelay.chunked(chunks.ref(), outcome));
+    List<RunEvent> small = List.of(text(2), text(3));
+    List<RunEvent> big = new ArrayList<>();
+    for (int i = 0; i < RunRelay.CHUNK_MAX + 10; i++) {
+      big.add(text(100 + i));
+    }
+    relay.tell(text(1)); // held until the wake-up, which is queued behind the batches
+    relay.tell(small);
+    relay.tell(List.copyOf(big));
+    relay.tell(new RunEvent.Finished(done()));
+
+    assertEquals(List.of(text(1)), chunks.receiveMessage(Duration.ofSeconds(5)));
+    assertEquals(small, chunks.receiveMessage(Duration.ofSeconds(5)));
+    assertEquals(big.subList(0, RunRelay.CHUNK_MAX), chunks.receiveMessage(Duration.ofSeconds(5)));
+    assertEquals(
+        big.subList(RunRelay.CHUNK_MAX, big.size()), chunks.receiveMessage(Duration.ofSeconds(5)));
+    assertEquals(
+        List.of(new RunEvent.Finished(done())), chunks.receiveMessage(Duration.ofSeconds(5)));
+    assertEquals(done(), outcome.get(5, TimeUnit.SECONDS));
+    chunks.expectTerminated(relay, Duration.ofSeconds(5));
+  }
+
+  @Test
+  void thePlainRelayHandsABatchOnToItsListenerOneMessagePerEventInOrder() throws Exception {
+    TestProbe<RunEvent> listener = kit.createTestProbe();
+    CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
+    ActorRef<Object> relay = kit.spawn(RunRelay.create(Optional.of(listener.ref()), outcome));
+    relay.tell(text(1));
+    relay.tell(List.of(text(2), text(3)));
+    relay.tell(text(4));
+    relay.tell(new RunEvent.Finished(done()));
+    for (int i = 1; i <= 4; i++) {
+      assertEquals(text(i), listener.receiveMessage());
+    }
+    assertEquals(new RunEvent.Finished(done()), listener.receiveMessage());
+    assertEquals(done(), outcome.get(5, TimeUnit.SECONDS));
+    listener.expectTerminated(relay, Duration.ofSeconds(5));
   }
 }
