@@ -20,6 +20,15 @@ public final class RawRunners {
     return WsFixture.fast();
   }
 
+  /**
+   * A node keeping the hub's store in {@code store} (an H2 file: what {@code --state-dir} opens),
+   * with the store's schema created ({@link WsFixture#storeNode}).
+   */
+  public static org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit storeNode(
+      io.capsule.hub.store.HubStore store) {
+    return WsFixture.storeNode(store);
+  }
+
   /** A raw runner over a real socket: what it received, in order; what it sends, as text. */
   public static final class Peer {
     private final WsFixture.RawPeer raw;
