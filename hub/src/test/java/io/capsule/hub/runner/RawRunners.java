@@ -58,6 +58,20 @@ public final class RawRunners {
   }
 
   /**
+   * Runner {@code id} of {@code project} signed in with {@code token} (a hub with tokens of its
+   * own), with capsule {@code capsule} and one slot, answering pings; returned once the hub acked
+   * its hello.
+   */
+  public static Peer helloSignedIn(
+      ActorSystem<?> system, String url, String token, String project, String capsule)
+      throws InterruptedException {
+    WsFixture.RawPeer p = new WsFixture.RawPeer(system, url, token).answeringPings();
+    p.send(WsFixture.hello(project, "ack", "error-frames", "capsule:" + capsule, "slots:1"));
+    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
+    return new Peer(p);
+  }
+
+  /**
    * Runner {@code id} of {@code project} with capsule {@code hello} and one slot, answering pings,
    * its hello's {@code resume} being {@code resume}; returned once the hub acked that hello.
    */
