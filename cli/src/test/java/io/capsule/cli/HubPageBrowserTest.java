@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.hub.Await;
 import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.runner.RawRunners;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenScope;
 import java.io.File;
@@ -48,7 +50,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The hub's web page in a real headless Chromium (Debian's {@code chromium} and {@code
  * chromium-driver}, driven by Selenium) against a real hub and a real runner with real harness
  * processes on loopback: sign in, submit a task and watch its text stream in, cancel a second task,
- * see the runner. Screenshots of each page go to {@code target/hub-page/}.
+ * see the runner, see which attempt a task placed again after its runner went away runs as (a hub
+ * of its own with a short dead-after and a raw runner that goes away). Screenshots of each page go
+ * to {@code target/hub-page/}.
  *
  * <p>Skipped only when Chromium is not installed here; under {@code .ci/run} (which installs it and
  * sets {@code CAPSULE_REQUIRE_BROWSER}) a missing browser fails the test instead.
@@ -69,6 +73,7 @@ class HubPageBrowserTest {
 
   @TempDir static Path capsules;
 
+  private CapsuleSettings settings;
   private ActorSystem<Void> hubSystem;
   private ActorSystem<Void> runnerSystem;
   private ReferenceHub hub;
@@ -89,7 +94,7 @@ class HubPageBrowserTest {
     TestCapsules.capsule(capsules, "stream", countingHarness(300));
     TestCapsules.capsule(capsules, "slow", TestCapsules.slowHarness());
     TestCapsules.capsule(capsules, "paced", pacedHarness(PACED_WORDS));
-    CapsuleSettings settings = CapsuleSettings.load();
+    settings = CapsuleSettings.load();
     ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
     String runnerToken =
         tokens.issue(PROJECT, Optional.of("runner-a"), TokenScope.RUNNER, Duration.ofMinutes(30));
@@ -291,6 +296,90 @@ class HubPageBrowserTest {
       }
       assertEquals(expected, List.of(streamed.trim().split("\\s+")), "each word once, in order");
       shot("09-task-resumed");
+    }
+  }
+
+  @Test
+  @Order(7)
+  void aTaskPlacedAgainAfterItsRunnerWentAwayShowsItsAttemptInTheListAndOnItsPage()
+      throws Exception {
+    String project = "web-again";
+    ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
+    // A hub of its own whose dead-after is 3 s, so the runner that goes away is given up soon.
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "hub-again");
+    ReferenceHub again = null;
+    RunnerNode real = null;
+    try {
+      again =
+          ReferenceHub.start(
+                  system,
+                  RuntimeWiring.protocol(settings).toBuilder()
+                      .heartbeatIdle(Duration.ofSeconds(1))
+                      .deadAfter(Duration.ofSeconds(3))
+                      .build(),
+                  tokens,
+                  project,
+                  "127.0.0.1",
+                  0)
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      // A raw runner takes the task's first attempt and goes away with it.
+      RawRunners.Peer gone =
+          RawRunners.helloSignedIn(
+              system,
+              again.runnerUrl(),
+              tokens.issue(
+                  project, Optional.of("runner-gone"), TokenScope.RUNNER, Duration.ofMinutes(30)),
+              project,
+              "paced");
+      String api = tokens.issue(project, Optional.empty(), TokenScope.API, Duration.ofMinutes(30));
+      HubApiClient client = new HubApiClient(again.apiUrl(), api);
+      client.submit("{\"capsule\":\"paced\",\"goal\":\"again\",\"id\":\"t-web-again\"}");
+      gone.await(s -> s.contains("task.assign"));
+      real =
+          TestCapsules.connectedRunner(
+              runnerSystem,
+              settings,
+              again.runnerUrl(),
+              project,
+              tokens.issue(
+                  project, Optional.of("runner-b"), TokenScope.RUNNER, Duration.ofMinutes(30)),
+              capsules,
+              n -> {});
+      gone.cut();
+      JsonNode placed =
+          Await.until(
+              () -> client.get("/v1/tasks/t-web-again"),
+              t -> t.path("attempt").asInt() == 2,
+              STEP,
+              "t-web-again placed again on runner-b");
+      assertEquals("t-web-again~attempt-2", placed.get("attempt_id").asText(), placed.toString());
+
+      browser.get(again.apiUrl() + "/");
+      waitFor(By.id("token")).sendKeys(api);
+      browser.findElement(By.id("sign-in")).click();
+      WebElement row = waitFor(By.cssSelector("#tasks tr[data-task='t-web-again']"));
+      assertEquals("2", row.findElement(By.cssSelector("td[data-label='Attempt']")).getText());
+      shot("10-tasks-attempt");
+      row.findElement(By.cssSelector("a")).click();
+      new WebDriverWait(browser, STEP)
+          .until(
+              ExpectedConditions.textToBePresentInElementLocated(
+                  By.id("task-facts"), "2 (runs as t-web-again~attempt-2)"));
+      new WebDriverWait(browser, STEP)
+          .until(ExpectedConditions.visibilityOfElementLocated(By.id("report")));
+      assertTrue(
+          browser.findElement(By.id("report-facts")).getText().contains("done"),
+          browser.findElement(By.id("report-facts")).getText());
+      shot("11-task-attempt");
+    } finally {
+      if (real != null) {
+        real.close();
+      }
+      if (again != null) {
+        again.stop().toCompletableFuture().join();
+      }
+      system.terminate();
     }
   }
 

@@ -18,12 +18,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the project's queue ({@link TaskQueue}) keeps in the store ({@link QueueStore}): that a task
- * waits ({@code QUEUED}), left the queue ({@code PLACED}, {@code CANCELED}), or was forgotten
- * ({@code FORGOTTEN}, after which its journal is erased); and, read back at start, the queue a
- * restarted hub resumes with. A task is answered 201 {@code queued} only once its {@code QUEUED}
- * event is kept; that it left the queue is written after the fact, without waiting: a hub that
- * crashes in between finds the task's {@code task.assign} in the task journal (so it is not queued
- * again), while a lost {@code CANCELED} brings the task back as queued.
+ * waits ({@code QUEUED}), left the queue ({@code PLACED}, {@code CANCELED}), was forgotten ({@code
+ * FORGOTTEN}, after which its journal is erased), or was asked to cancel while taken back from a
+ * dead runner ({@code CANCEL_REQUESTED}); and, read back at start, the queue a restarted hub
+ * resumes with. A task is answered 201 {@code queued} only once its {@code QUEUED} event is kept,
+ * and a cancel is answered once its {@code CANCELED} or {@code CANCEL_REQUESTED} is; that a task
+ * was placed is written after the fact, without waiting: a hub that crashes in between finds the
+ * task's {@code task.assign} in the task journal, so it is not queued again.
  *
  * <p>Thread-safe: the queue calls it under its own lock (never the other way round) and from the
  * store's completion threads.
@@ -86,25 +87,39 @@ final class QueueRecord {
   }
 
   /**
-   * Canceled while queued. A task taken back from a dead runner was never stored as queued, but
-   * every restart queues it again (from the brain's journal) unless this says it was canceled.
+   * Canceled while queued; completes once what a restart needs to keep it canceled is in the store.
+   * A task queued to be placed again after a take-back ({@code takenBack}) is queued again by every
+   * restart (the brain's journal replays the take-back), so its cancel is stored as {@code
+   * CANCEL_REQUESTED}: a {@code CANCELED} alone is only the end of a stored wait, and the queue's
+   * state drops it for a task that never had one.
    */
-  void canceled(String taskId, boolean takenBack) {
+  CompletionStage<Done> canceled(String taskId, boolean takenBack) {
     boolean wasStored;
     synchronized (this) {
       wasStored = stored.remove(taskId);
     }
-    if (wasStored || takenBack) {
-      store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId));
-    }
+    CompletionStage<Done> left =
+        wasStored
+            ? store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId))
+            : CompletableFuture.completedFuture(Done.getInstance());
+    return takenBack ? left.thenCompose(done -> cancelRequested(taskId)) : left;
+  }
+
+  /**
+   * A cancel was asked for {@code taskId} where no runner could hear it, the brain having taken the
+   * task back; completes once kept, so a restart ends the task canceled instead of placing it
+   * again.
+   */
+  CompletionStage<Done> cancelRequested(String taskId) {
+    return store.append(QueueEvent.left(QueueEvent.Kind.CANCEL_REQUESTED, taskId));
   }
 
   /**
    * Rebuilds the queue from what the store kept, in order, into the book (restored from the task
    * journal before this): tasks canceled while waiting are shown canceled, deleted tasks are
-   * dropped, a task taken back from a dead runner and canceled is marked so; returns the tasks
-   * still waiting, in queue order (unless the task journal already holds their assignment, so they
-   * are in the book). Call once, before any runner connects.
+   * dropped, a task taken back from a dead runner and canceled ({@code CANCEL_REQUESTED}) is marked
+   * so; returns the tasks still waiting, in queue order (unless the task journal already holds
+   * their assignment, so they are in the book). Call once, before any runner connects.
    */
   List<Pending> restore(List<QueueEvent> events) {
     Map<String, QueueEvent> waiting = new LinkedHashMap<>();
@@ -117,10 +132,11 @@ final class QueueRecord {
           QueueEvent was = waiting.remove(e.taskId());
           if (was != null) {
             canceled.put(e.taskId(), was);
-          } else {
-            book.get(e.taskId()).ifPresent(TaskBook.Task::markCancelRequested); // taken back
           }
         }
+        case CANCEL_REQUESTED ->
+            // Its take-back, replayed from the brain's journal, then ends it canceled (reclaim).
+            book.get(e.taskId()).ifPresent(TaskBook.Task::markCancelRequested);
         case FORGOTTEN -> {
           // Deleted through the API: gone from the book although the task journal still has it.
           waiting.remove(e.taskId());

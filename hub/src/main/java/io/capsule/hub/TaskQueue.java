@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 
@@ -229,7 +230,9 @@ final class TaskQueue {
    * runner with its capsule and a free slot ({@code dead} included, once back), or waits. A task
    * whose cancel was requested before ends {@code canceled} instead: its runner never confirmed,
    * and nobody wants it run again. Nothing is stored here: the brain journaled the cancel that took
-   * each task back ({@link Reclaim}), from which a restarted hub takes them back again.
+   * each task back ({@link Reclaim}), from which a restarted hub takes them back again, and the
+   * cancel's mark is stored where it was asked (the brain's journal when it sent one to the runner,
+   * else the queue's {@code CANCEL_REQUESTED}, see {@link #cancel}), so a restart ends it the same.
    */
   void reclaim(RunnerKey dead, List<String> wireIds) {
     synchronized (this) {
@@ -299,8 +302,9 @@ final class TaskQueue {
       if (known.isEmpty()) {
         return CompletableFuture.completedFuture(CancelOutcome.UNKNOWN);
       }
-      if (cancelQueued(taskId)) {
-        return CompletableFuture.completedFuture(CancelOutcome.ENDED);
+      Optional<CompletionStage<Done>> kept = cancelQueued(taskId);
+      if (kept.isPresent()) {
+        return kept.get().thenApply(done -> CancelOutcome.ENDED);
       }
       task = known.get();
       if (task.finished()) {
@@ -314,19 +318,28 @@ final class TaskQueue {
       return settling.thenCompose(settled -> cancel(taskId));
     }
     return hub.cancel(projectId, wireId, "canceled through the hub API")
-        .thenCompose(sent -> CancelOutcome.afterBrain(sent, task));
+        .thenCompose(
+            sent ->
+                sent.isPresent()
+                    // The brain journaled the cancel it sent: a restart replays it from there.
+                    ? CancelOutcome.afterBrain(sent, task)
+                    // Nothing journaled: the brain took the task back (or it just finished). The
+                    // mark is stored before the answer, or a restart would place the task again.
+                    : record
+                        .cancelRequested(taskId)
+                        .thenCompose(kept -> CancelOutcome.afterBrain(sent, task)));
   }
 
   /**
-   * Ends a queued task at once (canceled, never placed); false when it is not queued (running,
-   * finished, being assigned, or unknown). Under the lock.
+   * Ends a queued task at once (canceled, never placed), completing once the store kept that; empty
+   * when it is not queued (running, finished, being assigned, or unknown). Under the lock.
    */
-  private boolean cancelQueued(String taskId) {
+  private Optional<CompletionStage<Done>> cancelQueued(String taskId) {
     for (Pending p : queue) {
       if (p.taskId().equals(taskId)) {
         queue.remove(p);
         boolean takenBack = !p.task().gaveUp().isEmpty();
-        record.canceled(taskId, takenBack);
+        CompletionStage<Done> kept = record.canceled(taskId, takenBack);
         p.task().markCancelRequested();
         p.task()
             .endUnplaced(
@@ -334,10 +347,10 @@ final class TaskQueue {
                 takenBack
                     ? "canceled while queued to be placed again"
                     : "canceled while queued; it never reached a runner");
-        return true;
+        return Optional.of(kept);
       }
     }
-    return false;
+    return Optional.empty();
   }
 
   synchronized int size() {

@@ -14,8 +14,9 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 
 /**
  * One project's queue, event-sourced and sharded by project: which tasks were queued and which left
- * it, and which finished tasks an admin deleted. The hub's {@code TaskQueue} decides (placement is
- * a pure plan over the runners it sees); this entity only keeps those decisions, answering a {@link
+ * it, which finished tasks an admin deleted, and which tasks were asked to cancel while the brain
+ * had taken them back from a dead runner. The hub's {@code TaskQueue} decides (placement is a pure
+ * plan over the runners it sees); this entity only keeps those decisions, answering a {@link
  * Record} once its event is in the store, so a 201 {@code queued} (or a 204 delete) is never given
  * for what a crash could forget.
  *

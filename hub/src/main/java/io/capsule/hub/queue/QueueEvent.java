@@ -5,10 +5,11 @@ import java.util.Objects;
 
 /**
  * What the project's queue entity persists: a task queued (with everything its later assignment
- * needs, as JSON text so unknown fields survive), placed, or canceled while it waited, or a
- * finished task of the project deleted through the API ({@code FORGOTTEN}, placed or not). A task
- * placed at once, without waiting, never appears here: its {@code task.assign} in the task entity
- * is its whole record.
+ * needs, as JSON text so unknown fields survive), placed, or canceled while it waited, a cancel
+ * asked while it was taken back from a dead runner ({@code CANCEL_REQUESTED}), or a finished task
+ * of the project deleted through the API ({@code FORGOTTEN}, placed or not). A task placed at once,
+ * without waiting, never appears here: its {@code task.assign} in the task entity is its whole
+ * record.
  *
  * @param runner the runner the task names, or empty for any
  */
@@ -27,7 +28,15 @@ public record QueueEvent(
     PLACED,
     CANCELED,
     /** An admin deleted the finished task: it is not shown again and its id is not reused. */
-    FORGOTTEN
+    FORGOTTEN,
+    /**
+     * A cancel was asked for a task that waits in no queue and no runner was told of it: the brain
+     * had taken it back from a runner gone past {@code dead-after} (its notice not yet heard, or
+     * heard and the task waiting to be placed again). The take-back, journaled by the brain, is
+     * replayed at every restart; this is what makes it end the task canceled there rather than
+     * place it again. Added after the first four: stores written before it hold none.
+     */
+    CANCEL_REQUESTED
   }
 
   public QueueEvent {
@@ -46,8 +55,9 @@ public record QueueEvent(
   }
 
   /**
-   * The task left the queue ({@code PLACED} or {@code CANCELED}) or was deleted ({@code
-   * FORGOTTEN}); only the id matters.
+   * The task left the queue ({@code PLACED} or {@code CANCELED}), was deleted ({@code FORGOTTEN}),
+   * or its cancel was asked while it was taken back ({@code CANCEL_REQUESTED}); only the id
+   * matters.
    */
   public static QueueEvent left(Kind kind, String taskId) {
     return new QueueEvent(kind, taskId, "", "", "", "", "");

@@ -116,6 +116,13 @@
     return Math.round(s / 3600) + ' h';
   }
 
+  // Which run of the task this is (the API's attempt and attempt_id): 1 until the hub takes it
+  // from a runner gone past dead-after and places it again, then the runner knows it by another id.
+  function attemptOf(t) {
+    const n = Number(t.attempt) || 1;
+    return n > 1 && t.attempt_id ? n + ' (runs as ' + t.attempt_id + ')' : String(n);
+  }
+
   function total(usage) {
     if (!usage) return '';
     return USAGE.reduce((n, k) => n + (Number(usage[k]) || 0), 0);
@@ -150,6 +157,7 @@
         cell(row, 'State', t.state, 'state-' + t.state);
         cell(row, 'Capsule', t.capsule);
         cell(row, 'Runner', t.runner || (t.waiting ? 'waiting' : '—'));
+        cell(row, 'Attempt', Number(t.attempt) || 1, 'num');
         cell(row, 'Age', age(t));
         cell(row, 'Tokens', report ? total(report.usage) : '', 'num');
         cell(row, 'Outcome', report ? report.status + (report.failure_type ? ' (' + report.failure_type + ')' : '') : '');
@@ -191,6 +199,7 @@
     stateFact = fact(facts, 'State', r.data.state);
     fact(facts, 'Capsule', r.data.capsule);
     fact(facts, 'Runner', r.data.runner || r.data.waiting || '—');
+    fact(facts, 'Attempt', attemptOf(r.data));
     if (r.data.task && r.data.task.goal) fact(facts, 'Goal', r.data.task.goal);
     follow(id, 0, 0);
   }

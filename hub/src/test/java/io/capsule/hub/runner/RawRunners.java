@@ -20,6 +20,15 @@ public final class RawRunners {
     return WsFixture.fast();
   }
 
+  /**
+   * A node keeping the hub's store in {@code store} (an H2 file: what {@code --state-dir} opens),
+   * with the store's schema created ({@link WsFixture#storeNode}).
+   */
+  public static org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit storeNode(
+      io.capsule.hub.store.HubStore store) {
+    return WsFixture.storeNode(store);
+  }
+
   /** A raw runner over a real socket: what it received, in order; what it sends, as text. */
   public static final class Peer {
     private final WsFixture.RawPeer raw;
@@ -46,6 +55,20 @@ public final class RawRunners {
     public void cut() {
       raw.cut();
     }
+  }
+
+  /**
+   * Runner {@code id} of {@code project} signed in with {@code token} (a hub with tokens of its
+   * own), with capsule {@code capsule} and one slot, answering pings; returned once the hub acked
+   * its hello.
+   */
+  public static Peer helloSignedIn(
+      ActorSystem<?> system, String url, String token, String project, String capsule)
+      throws InterruptedException {
+    WsFixture.RawPeer p = new WsFixture.RawPeer(system, url, token).answeringPings();
+    p.send(WsFixture.hello(project, "ack", "error-frames", "capsule:" + capsule, "slots:1"));
+    WsFixture.await(p.received, s -> s.contains("\"type\":\"ack\""));
+    return new Peer(p);
   }
 
   /**

@@ -86,6 +86,12 @@ class TaskQueueTest {
     assertTrue(queued.get("waiting").asText().contains("busy"), second.body());
     assertEquals("[\"t-2\"]", ids(get("/v1/tasks?state=queued")));
     assertEquals("queued", JSON.readTree(get("/v1/tasks/t-2").body()).get("state").asText());
+    assertEquals("[\"t-1\"]", ids(get("/v1/tasks?state=assigned")));
+    // Exact: no case folding; a state no task is in lists nothing, it is not refused.
+    assertEquals("[]", ids(get("/v1/tasks?state=QUEUED")));
+    HttpResponse<String> none = get("/v1/tasks?state=no-such-state");
+    assertEquals(200, none.statusCode(), none.body());
+    assertEquals("[]", ids(none));
 
     assertTrue(WsFixture.await(one.received, s -> s.contains("task.assign")).contains("\"t-1\""));
     one.send(CODEC.encodeToString(report("t-1", 1)));
@@ -95,6 +101,7 @@ class TaskQueueTest {
     JsonNode placed = JSON.readTree(get("/v1/tasks/t-2").body());
     assertEquals("assigned", placed.get("state").asText());
     assertEquals("[]", ids(get("/v1/tasks?state=queued")));
+    assertEquals("[\"t-1\"]", ids(get("/v1/tasks?state=done")), "a finished task: its report's");
   }
 
   @Test
