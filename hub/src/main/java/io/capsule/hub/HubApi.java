@@ -331,12 +331,24 @@ final class HubApi {
    * Cancels a task wherever it is ({@link TaskQueue#cancel}): 200 with state {@code canceled} when
    * it ended here (queued, or taken back from a dead runner), 202 when its runner was sent the
    * cancel, or when it runs nowhere now and will end canceled once taken back; 409 ({@code
-   * E-API-005}) when it had already finished; 404 when unknown.
+   * E-API-005}) when it had already finished; 404 when unknown; 503 ({@code E-HUB-004}) when the
+   * store did not keep the cancel (send it again).
    */
   private Route cancel(String id) {
-    return onSuccess(
+    return onComplete(
         queue.cancel(id),
-        outcome -> {
+        done -> {
+          if (done.isFailure()) {
+            return refusal(
+                StatusCodes.SERVICE_UNAVAILABLE,
+                Diagnostic.of(
+                    Code.E_HUB_004,
+                    "the hub's store did not keep the cancel of task "
+                        + id
+                        + ": "
+                        + done.failed().get().getMessage()));
+          }
+          CancelOutcome outcome = done.get();
           ObjectNode n = JSON.createObjectNode().put("id", id);
           return switch (outcome) {
             case UNKNOWN -> noSuchTask(id);

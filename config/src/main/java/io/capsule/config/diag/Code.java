@@ -195,8 +195,8 @@ public enum Code {
       "check the runner's id (GET /v1/runners lists them) or leave \"runner\" out so any runner"
           + " that has the capsule takes it"),
   E_HUB_004(
-      "the hub's store did not keep a task's submission or deletion in time; nothing changed",
-      "submit again; if it repeats, check the store (database up, disk not full)"),
+      "the hub's store did not keep a task's submission, cancel or deletion in time",
+      "send the request again; if it repeats, check the store (database up, disk not full)"),
   E_HUB_005(
       "a hub cluster (capsule hub --cluster) needs a store every node shares",
       "give every node the same --store jdbc:postgresql://… (an H2 file under --state-dir is one"

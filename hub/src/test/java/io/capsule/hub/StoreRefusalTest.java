@@ -1,0 +1,140 @@
+package io.capsule.hub;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.capsule.hub.queue.QueueEvent;
+import io.capsule.hub.queue.QueueStore;
+import io.capsule.hub.runner.HubServer;
+import io.capsule.hub.runner.RawRunners;
+import io.capsule.protocol.ProtocolConfig;
+import io.capsule.protocol.token.TokenScope;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When the queue's store refuses a write, the API says so with its code ({@code E-HUB-004}, 503)
+ * instead of a bare 500, for a submission and for a cancel, and the hub goes on answering.
+ */
+class StoreRefusalTest {
+  private static final String PROJECT = "p-store-refusal";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private final ActorTestKit kit = ActorTestKit.create();
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final String token =
+      RawRunners.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+  private final AtomicBoolean refuse = new AtomicBoolean();
+  private HubServer brain;
+  private String apiUrl;
+
+  /** A store that keeps everything until told to refuse, then fails every write. */
+  private final QueueStore store =
+      new QueueStore() {
+        @Override
+        public List<QueueEvent> recorded() {
+          return List.of();
+        }
+
+        @Override
+        public CompletionStage<Done> append(QueueEvent event) {
+          return refuse.get()
+              ? CompletableFuture.failedFuture(new IllegalStateException("the disk is full"))
+              : CompletableFuture.completedFuture(Done.getInstance());
+        }
+      };
+
+  @BeforeEach
+  void start() throws Exception {
+    brain = HubServer.create(kit.system(), RawRunners.fast().build(), RawRunners.TOKENS);
+    TaskBook book = new TaskBook();
+    TaskQueue queue =
+        new TaskQueue(
+            brain,
+            book,
+            PROJECT,
+            10,
+            Duration.ofSeconds(1),
+            store,
+            ProtocolConfig.defaults().frameCapBytes());
+    ServerBinding api =
+        Http.get(kit.system())
+            .newServerAt("127.0.0.1", 0)
+            .bind(
+                new HubApi(
+                        brain,
+                        book,
+                        RawRunners.TOKENS,
+                        PROJECT,
+                        queue,
+                        new RunnerRoll(java.time.Clock.systemUTC(), Duration.ofMinutes(1)),
+                        Optional.empty())
+                    .route())
+            .toCompletableFuture()
+            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    apiUrl = "http://127.0.0.1:" + api.localAddress().getPort();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    brain.close().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    kit.shutdownTestKit();
+  }
+
+  @Test
+  void aCancelTheStoreDidNotKeepIsA503WithItsCodeAndTheHubGoesOn() throws Exception {
+    assertEquals(201, submit("t-1").statusCode(), "queued: no runner is connected");
+    refuse.set(true);
+    HttpResponse<String> canceled =
+        send(request("/v1/tasks/t-1/cancel").POST(HttpRequest.BodyPublishers.noBody()));
+    assertEquals(503, canceled.statusCode(), canceled.body());
+    JsonNode body = JSON.readTree(canceled.body());
+    assertEquals("E-HUB-004", body.get("code").asText(), canceled.body());
+    assertTrue(body.get("error").asText().contains("t-1"), canceled.body());
+    assertTrue(body.get("error").asText().contains("the disk is full"), canceled.body());
+    assertTrue(body.hasNonNull("hint"), canceled.body());
+
+    HttpResponse<String> submitted = submit("t-2");
+    assertEquals(503, submitted.statusCode(), submitted.body());
+    assertEquals("E-HUB-004", JSON.readTree(submitted.body()).get("code").asText());
+
+    refuse.set(false);
+    assertEquals(200, send(request("/v1/tasks/t-1").GET()).statusCode(), "the hub still answers");
+  }
+
+  private HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(URI.create(apiUrl + path))
+        .header("Authorization", "Bearer " + token)
+        .timeout(WAIT);
+  }
+
+  private HttpResponse<String> submit(String id) throws Exception {
+    return send(
+        request("/v1/tasks")
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"" + id + "\"}")));
+  }
+
+  private HttpResponse<String> send(HttpRequest.Builder r) throws Exception {
+    return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
