@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.protocol.ws.OrderedQueue;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -32,8 +34,12 @@ class EventBatchesTest {
     Pair<OrderedQueue<EventBatches.Batch>, Source<EventBatches.Batch, NotUsed>> q =
         OrderedQueue.broadcast(
             EventBatches.Batch.class, 16, Materializer.matFromSystem(kit.system()));
-    var seen = q.second().runWith(Sink.seq(), kit.system());
+    BlockingQueue<List<String>> seen = new LinkedBlockingQueue<>();
+    q.second()
+        .map(b -> b.events().stream().map(e -> ((HubEvent.RunnerDown) e).reason()).toList())
+        .runWith(Sink.foreach(seen::add), kit.system());
     EventBatches events = new EventBatches(q.first());
+    attached(events, seen);
 
     events.offer(down("a"));
     boolean result =
@@ -45,26 +51,24 @@ class EventBatchesTest {
               return true;
             });
     events.offer(down("e"));
-    events.complete();
 
     assertEquals(true, result);
-    List<List<String>> batches =
-        seen.toCompletableFuture().get(10, TimeUnit.SECONDS).stream()
-            .map(b -> b.events().stream().map(e -> ((HubEvent.RunnerDown) e).reason()).toList())
-            .toList();
-    assertEquals(List.of(List.of("a"), List.of("b", "c", "d"), List.of("e")), batches);
+    assertEquals(List.of("a"), next(seen));
+    assertEquals(List.of("b", "c", "d"), next(seen));
+    assertEquals(List.of("e"), next(seen));
   }
 
   @Test
   void theStreamsConsumersSeeEveryEventOneByOneAndAFailureAfterThem() throws Exception {
     Pair<EventBatches, Source<HubEvent, NotUsed>> q =
         EventBatches.broadcast(16, Materializer.matFromSystem(kit.system()));
-    var seen =
-        q.second()
-            .map(e -> ((HubEvent.RunnerDown) e).reason())
-            .recover(IllegalStateException.class, () -> "failed")
-            .runWith(Sink.seq(), kit.system());
+    BlockingQueue<List<String>> seen = new LinkedBlockingQueue<>();
+    q.second()
+        .map(e -> List.of(((HubEvent.RunnerDown) e).reason()))
+        .recover(IllegalStateException.class, () -> List.of("failed"))
+        .runWith(Sink.foreach(seen::add), kit.system());
     EventBatches events = q.first();
+    attached(events, seen);
     events.holding(
         () -> {
           events.offer(down("a"));
@@ -73,7 +77,24 @@ class EventBatchesTest {
           return null;
         });
 
-    assertEquals(List.of("a", "b", "failed"), seen.toCompletableFuture().get(10, TimeUnit.SECONDS));
+    assertEquals(List.of("a"), next(seen));
+    assertEquals(List.of("b"), next(seen));
+    assertEquals(List.of("failed"), next(seen));
+  }
+
+  /** The consumer is attached once an event offered now reaches it (a later one would too). */
+  private static void attached(EventBatches events, BlockingQueue<List<String>> seen)
+      throws InterruptedException {
+    events.offer(down("attached"));
+    assertEquals(List.of("attached"), next(seen));
+  }
+
+  private static List<String> next(BlockingQueue<List<String>> seen) throws InterruptedException {
+    List<String> n = seen.poll(10, TimeUnit.SECONDS);
+    if (n == null) {
+      throw new AssertionError("nothing reached the consumer within 10 s");
+    }
+    return n;
   }
 
   private static HubEvent down(String why) {
