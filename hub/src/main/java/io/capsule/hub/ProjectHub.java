@@ -109,6 +109,8 @@ final class ProjectHub {
     journal.restorable().forEach(book::replay);
     // After the restore: watchers read history from the journal, the push is for what is new.
     book.publishTo((taskId, entry) -> deps.live().publish(taskId, entry));
+    // The brain may have moved here: its tasks' watchers on other nodes asked the old one.
+    book.pushAll();
     HubServer hub = HubServer.createIn(parent, deps.config(), deps.tokens(), journal);
     var settings = deps.settings().getConfig("capsule.hub");
     TaskQueue queue =

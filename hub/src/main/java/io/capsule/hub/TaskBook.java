@@ -54,6 +54,10 @@ final class TaskBook {
     // The book's push to every node's watchers (set when the book takes the task).
     private java.util.concurrent.atomic.AtomicReference<BiConsumer<String, TaskEntry>> published =
         new java.util.concurrent.atomic.AtomicReference<>((id, e) -> {});
+    // Whether its events go to that push: once a watcher asked for the task (subscribe), or for
+    // every unfinished task a restored book holds (watchers of a brain that moved are elsewhere).
+    // Before that nobody on any node listens: an event is neither serialized nor sent.
+    private boolean pushed;
     // Ended without a runner: its closing report is in this book only, never in a task journal.
     private boolean endedUnplaced;
     private Optional<ObjectNode> report = Optional.empty();
@@ -233,6 +237,9 @@ final class TaskBook {
               ? List.of()
               : log.stream().filter(e -> e.id() > afterId).toList();
       subscribers.add(live);
+      // Under this lock with the snapshot: every later event is pushed to the watcher's node, and
+      // every earlier one is in the history (or, with a store, already in the journal).
+      pushed = true;
       return new LocalFeed.Subscription(
           history,
           () -> {
@@ -252,7 +259,14 @@ final class TaskBook {
       for (Consumer<TaskEntry> s : List.copyOf(subscribers)) {
         s.accept(e);
       }
-      published.get().accept(id, e);
+      if (pushed) {
+        published.get().accept(id, e);
+      }
+    }
+
+    /** Its events go to every node's watchers from now on, asked for or not. */
+    private synchronized void pushEvents() {
+      pushed = true;
     }
 
     /**
@@ -323,11 +337,22 @@ final class TaskBook {
   }
 
   /**
-   * Hands every event appended from now on, of every task, to {@code to} (the cluster-wide live
-   * push): called under the task's lock, in order, so {@code to} must only hand it on.
+   * Hands every event appended from now on, of every task a watcher asked for (and, after {@link
+   * #pushAll}, of every task the book held then), to {@code to} (the cluster-wide live push):
+   * called under the task's lock, in order, so {@code to} must only hand it on.
    */
   void publishTo(BiConsumer<String, TaskEntry> to) {
     publisher.set(to);
+  }
+
+  /**
+   * Pushes every task's events from now on, watched or not: for a restored book, whose tasks may
+   * have watchers on other nodes that asked the brain before it moved. A task is otherwise pushed
+   * only once a watcher asked for it ({@link Task#subscribe}): the watcher's journal read, which
+   * starts after that, has every event appended before.
+   */
+  void pushAll() {
+    tasks.values().forEach(Task::pushEvents);
   }
 
   /** True when {@code id} named a task this book forgot. */

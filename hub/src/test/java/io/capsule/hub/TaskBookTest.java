@@ -9,6 +9,7 @@ import io.capsule.hub.runner.RunnerKey;
 import io.capsule.protocol.frame.TaskProgress;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -57,5 +58,48 @@ class TaskBookTest {
     List<TaskEntry> history = task.subscribe(0, !keepsLogs, e -> {}).history();
     assertEquals(1, history.size());
     assertEquals("report", history.get(0).event());
+  }
+
+  @Test
+  void aTaskIsPushedToOtherNodesOnlyFromTheMomentAWatcherAskedForIt() {
+    TaskBook book = new TaskBook(false);
+    List<Long> pushed = new ArrayList<>();
+    book.publishTo((id, e) -> pushed.add(e.id()));
+    TaskBook.Task task = task(book, "t-1");
+    progress(book, "t-1", 1);
+    assertEquals(List.of(), pushed, "nobody asked: the event is not serialized nor sent");
+
+    task.subscribe(1, true, e -> {}).cancel().run(); // a watcher's look-up at the brain
+    progress(book, "t-1", 2);
+    progress(book, "t-1", 3);
+    assertEquals(List.of(2L, 3L), pushed, "every event after the look-up is pushed");
+  }
+
+  @Test
+  void aRestoredBooksTasksArePushedUnasked() {
+    TaskBook book = new TaskBook(false);
+    List<String> pushed = new ArrayList<>();
+    book.publishTo((id, e) -> pushed.add(id + ":" + e.id()));
+    task(book, "t-1");
+    progress(book, "t-1", 1);
+    book.pushAll(); // the brain moved: watchers on other nodes asked the old one
+    task(book, "t-2");
+    progress(book, "t-1", 2);
+    progress(book, "t-2", 1);
+    assertEquals(List.of("t-1:2"), pushed, "the tasks held then, not one added after");
+  }
+
+  private static TaskBook.Task task(TaskBook book, String id) {
+    TaskBook.Task task =
+        new TaskBook.Task(
+            id, "alpha", new RunnerKey("p", "r"), JsonNodeFactory.instance.objectNode());
+    book.add(task);
+    return task;
+  }
+
+  private static void progress(TaskBook book, String id, long seq) {
+    book.progress(
+        new TaskProgress(id, "text", JsonNodeFactory.instance.objectNode().put("i", seq))
+            .withSeq(seq));
   }
 }

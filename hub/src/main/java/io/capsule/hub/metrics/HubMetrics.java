@@ -52,6 +52,7 @@ public final class HubMetrics implements QueueWatch {
   private final MeterRegistry registry;
   private final Function<String, String> capsuleOf;
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+  private final java.util.Map<String, Counter> appliedByKind = new ConcurrentHashMap<>();
 
   /**
    * @param capsuleOf the capsule a task id runs (for the tokens' {@code capsule} tag); must be
@@ -130,11 +131,7 @@ public final class HubMetrics implements QueueWatch {
             .register(registry)
             .increment();
       }
-      Counter.builder("capsule.hub.frames.applied")
-          .description("runner frames applied, by progress kind (reports count as report)")
-          .tag("kind", KINDS.contains(p.progress().kind()) ? p.progress().kind() : "other")
-          .register(registry)
-          .increment();
+      applied(KINDS.contains(p.progress().kind()) ? p.progress().kind() : "other").increment();
     } else if (event instanceof HubEvent.Report r) {
       onReport(r.report().taskId(), r.report().report());
     } else if (event instanceof HubEvent.Refused f) {
@@ -146,13 +143,23 @@ public final class HubMetrics implements QueueWatch {
     }
   }
 
+  /**
+   * The applied-frames counter of {@code kind} (one of a few): looked up in the registry once, not
+   * for every frame (a builder, its tags and the registry's lookup cost more than the increment).
+   */
+  private Counter applied(String kind) {
+    return appliedByKind.computeIfAbsent(
+        kind,
+        k ->
+            Counter.builder("capsule.hub.frames.applied")
+                .description("runner frames applied, by progress kind (reports count as report)")
+                .tag("kind", k)
+                .register(registry));
+  }
+
   private void onReport(String taskId, TaskReportBody report) {
     inFlight.remove(taskId);
-    Counter.builder("capsule.hub.frames.applied")
-        .description("runner frames applied, by progress kind (reports count as report)")
-        .tag("kind", "report")
-        .register(registry)
-        .increment();
+    applied("report").increment();
     Counter.builder("capsule.hub.runs.finished")
         .description("tasks whose report reached the hub, by outcome and failure kind")
         .tag("outcome", tagValue(report.status()))

@@ -18,7 +18,6 @@ import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.Disconnect;
-import io.capsule.protocol.ws.OrderedQueue;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +105,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   private final ProtocolConfig config;
   private final TimerScheduler<Command> timers;
-  private final OrderedQueue<HubEvent> events;
+  private final EventBatches events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
   private final BrainJournal journal;
   private final RunnerFrames frames;
@@ -124,7 +123,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
 
   static Behavior<Command> create(
       ProtocolConfig config,
-      OrderedQueue<HubEvent> events,
+      EventBatches events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
       HubRestore restored,
@@ -141,7 +140,7 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
       ActorContext<Command> ctx,
       TimerScheduler<Command> timers,
       ProtocolConfig config,
-      OrderedQueue<HubEvent> events,
+      EventBatches events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       HubJournal journal,
       HubRestore restored,
@@ -255,7 +254,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
   }
 
   private Behavior<Command> onWritten(BrainJournal.Written w) {
-    if (!journal.onWritten(w)) {
+    // The effects the write released publish their events into the stream as one batch.
+    if (!events.holding(() -> journal.onWritten(w))) {
       return halt();
     }
     if (stopping) {

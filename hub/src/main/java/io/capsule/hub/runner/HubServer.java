@@ -10,7 +10,6 @@ import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.schema.Schemas;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.ws.Disconnect;
-import io.capsule.protocol.ws.OrderedQueue;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -52,8 +51,12 @@ import org.apache.pekko.stream.javadsl.Source;
  * bound.
  */
 public final class HubServer {
-  /** The events held for slow consumers before the hub stops reading runners (a power of two). */
-  private static final int EVENT_BUFFER = 1024;
+  /**
+   * The event batches held for slow consumers before the hub stops reading runners (a power of
+   * two). A batch is what one journal write's effects published (at most the write's entries, or
+   * one event outside a write), so this holds 256 writes' events at most.
+   */
+  private static final int EVENT_BUFFER = 256;
 
   private static final java.util.concurrent.atomic.AtomicLong INSTANCES =
       new java.util.concurrent.atomic.AtomicLong();
@@ -93,8 +96,9 @@ public final class HubServer {
     // (back-pressure) until a consumer attaches.
     // A journal failure fails the stream only after every event published before it: the events
     // of frames the journal kept must all reach consumers (HubRestartTest's random kills).
-    Pair<OrderedQueue<HubEvent>, Source<HubEvent, NotUsed>> q =
-        OrderedQueue.broadcast(HubEvent.class, EVENT_BUFFER, Materializer.matFromSystem(system));
+    // The effects of one journal write publish their events as one batch (EventBatches).
+    Pair<EventBatches, Source<HubEvent, NotUsed>> q =
+        EventBatches.broadcast(EVENT_BUFFER, Materializer.matFromSystem(system));
     this.events = q.second();
     this.core =
         spawner.spawn(

@@ -248,10 +248,14 @@ final class InboundFrames extends GraphStage<FanOutShape2<FrameEvent, FrameEvent
       int n = data.length();
       if (buffer == null || buffer.length - length < n) {
         int need = length + n; // within the cap: declared lengths were checked
-        buffer =
-            Arrays.copyOf(
-                buffer == null ? new byte[0] : buffer,
-                Math.max(need, Math.min(cap, Math.max(FIRST_BUFFER, 2 * length))));
+        // A final frame's message is exactly `declared` bytes: up to the first buffer's size
+        // (allocated anyway) that size at once, so the message is the buffer itself, not a copy
+        // out of 8 KB allocated and zeroed for a frame of a few hundred bytes.
+        int size =
+            finalFrame && declared <= FIRST_BUFFER
+                ? (int) declared
+                : Math.max(need, Math.min(cap, Math.max(FIRST_BUFFER, 2 * length)));
+        buffer = Arrays.copyOf(buffer == null ? new byte[0] : buffer, size);
       }
       data.copyToBuffer(ByteBuffer.wrap(buffer, length, n));
       unmask(buffer, length, n, Integer.rotateLeft(mask, 8 * (int) (maskOffset & 3)));
@@ -265,7 +269,10 @@ final class InboundFrames extends GraphStage<FanOutShape2<FrameEvent, FrameEvent
         return;
       }
       inMessage = false;
-      byte[] bytes = buffer == null ? new byte[0] : Arrays.copyOf(buffer, length);
+      byte[] bytes =
+          buffer == null
+              ? new byte[0]
+              : buffer.length == length ? buffer : Arrays.copyOf(buffer, length);
       buffer = null;
       Message m;
       if (binary) {

@@ -23,7 +23,6 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
 import io.capsule.protocol.ws.CloseCodes;
-import io.capsule.protocol.ws.OrderedQueue;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +40,7 @@ import org.slf4j.Logger;
 final class RunnerFrames {
   private final ProtocolConfig config;
   private final Logger log;
-  private final OrderedQueue<HubEvent> events;
+  private final EventBatches events;
   private final ConcurrentMap<RunnerKey, RunnerInfo> snapshot;
   private final BrainJournal journal;
   private final Map<RunnerKey, BrainSession> sessions;
@@ -51,7 +50,7 @@ final class RunnerFrames {
   RunnerFrames(
       ProtocolConfig config,
       Logger log,
-      OrderedQueue<HubEvent> events,
+      EventBatches events,
       ConcurrentMap<RunnerKey, RunnerInfo> snapshot,
       BrainJournal journal,
       Map<RunnerKey, BrainSession> sessions,

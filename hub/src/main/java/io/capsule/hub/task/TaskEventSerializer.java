@@ -8,6 +8,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.NotSerializableException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
@@ -46,6 +47,29 @@ public final class TaskEventSerializer extends SerializerWithStringManifest {
       throw new IllegalArgumentException("not a TaskEvent: " + o.getClass().getName());
     }
     byte[] frame = e.frame().getBytes(StandardCharsets.UTF_8);
+    if (plain(e.projectId()) && plain(e.runnerId()) && plain(e.type())) {
+      // The usual row: its size known up front, written into one array of that size (no stream
+      // buffer to grow and copy out). The same bytes as writeUTF's below: ASCII without NUL is
+      // its own modified UTF-8.
+      ByteBuffer out =
+          ByteBuffer.allocate(
+              2
+                  + e.projectId().length()
+                  + 2
+                  + e.runnerId().length()
+                  + 1
+                  + 2
+                  + e.type().length()
+                  + 8
+                  + frame.length);
+      ascii(out, e.projectId());
+      ascii(out, e.runnerId());
+      out.put((byte) e.direction().ordinal());
+      ascii(out, e.type());
+      out.putLong(e.seq());
+      out.put(frame);
+      return out.array();
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(frame.length + 96);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeUTF(e.projectId());
@@ -58,6 +82,28 @@ public final class TaskEventSerializer extends SerializerWithStringManifest {
       throw new UncheckedIOException(ex); // a ByteArrayOutputStream does not fail
     }
     return bytes.toByteArray();
+  }
+
+  /** ASCII without NUL, short enough for writeUTF: written as is. */
+  private static boolean plain(String s) {
+    if (s.length() > 0xFFFF) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == 0 || c > 0x7F) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** As {@link DataOutputStream#writeUTF} for a {@link #plain} string. */
+  private static void ascii(ByteBuffer out, String s) {
+    out.putShort((short) s.length());
+    for (int i = 0; i < s.length(); i++) {
+      out.put((byte) s.charAt(i));
+    }
   }
 
   @Override

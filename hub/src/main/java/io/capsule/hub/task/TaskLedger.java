@@ -110,14 +110,20 @@ public record TaskLedger(
       if (no.isPresent()) {
         return no;
       }
-      at = at.apply(e);
+      // What the next refusal reads, not what a restart keeps: the event handler computes that
+      // once the batch is persisted (a copy of the kept list and a look into the frame, per event).
+      at = at.after(e, kept);
     }
     return Optional.empty();
   }
 
   /** The ledger after {@code e}; never refuses (recovery replays what was accepted). */
   public TaskLedger apply(TaskEvent e) {
-    List<Kept> k = keep(e);
+    return after(e, keep(e));
+  }
+
+  /** The ledger after {@code e}, keeping {@code k}. */
+  private TaskLedger after(TaskEvent e, List<Kept> k) {
     if (e.isAssign()) {
       return new TaskLedger(
           e.runnerId(), e.seq(), 0, progressEvents, false, placements + 1, k, attemptOf(e));

@@ -17,6 +17,8 @@ import org.apache.pekko.serialization.jackson.JacksonCborSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A task event's journal format, through the actor system's own serialization (what the JDBC
@@ -57,6 +59,27 @@ class TaskEventSerializerTest {
         sent,
         ser.deserialize(ser.serialize(sent).get(), s.identifier(), Serializers.manifestFor(s, sent))
             .get());
+  }
+
+  @ParameterizedTest(name = "project {0}, runner {1}")
+  @CsvSource({"p-1, r-1", "prøject, r-1", "p-1, rünner", "'', ''"})
+  void aRowIsTheSameBytesAsTheFormatsStreamWritesWhateverItsIds(String project, String runner)
+      throws Exception {
+    TaskEvent e =
+        new TaskEvent(project, runner, Direction.APPLIED, "task.progress", 42, "{\"a\":1}");
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(expected)) {
+      out.writeUTF(project);
+      out.writeUTF(runner);
+      out.writeByte(Direction.APPLIED.ordinal());
+      out.writeUTF("task.progress");
+      out.writeLong(42);
+      out.write("{\"a\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    byte[] bytes = ser.serialize(e).get();
+    org.junit.jupiter.api.Assertions.assertArrayEquals(expected.toByteArray(), bytes);
+    Serializer s = ser.findSerializerFor(e);
+    assertEquals(e, ser.deserialize(bytes, s.identifier(), Serializers.manifestFor(s, e)).get());
   }
 
   @Test
