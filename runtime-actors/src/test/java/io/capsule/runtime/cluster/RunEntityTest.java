@@ -92,10 +92,11 @@ class RunEntityTest {
     Rig rig = new Rig();
     ActorRef<RunEvent> run = rig.running();
     run.tell(new RunEvent.Note("t1", "n"));
-    assertEquals(new RunCaller.Event(1, new RunEvent.Note("t1", "n")), rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Event(1, 0, new RunEvent.Note("t1", "n")), rig.caller.receiveMessage());
     run.tell(new RunEvent.Finished(done()));
     assertEquals(
-        new RunCaller.Event(1, new RunEvent.Finished(done())), rig.caller.receiveMessage());
+        new RunCaller.Event(1, 1, new RunEvent.Finished(done())), rig.caller.receiveMessage());
     rig.slots.expectMessageClass(NodeSlots.Release.class);
     rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
 
@@ -103,7 +104,7 @@ class RunEntityTest {
     TestProbe<RunCaller.Command> late = kit.createTestProbe();
     rig.entity.tell(new RunEntity.Start(rig.request, 1, late.ref()));
     late.expectMessageClass(RunCaller.Hosted.class);
-    assertEquals(new RunCaller.Event(1, new RunEvent.Finished(done())), late.receiveMessage());
+    assertEquals(new RunCaller.Event(1, 0, new RunEvent.Finished(done())), late.receiveMessage());
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.slots.expectNoMessage(Duration.ofMillis(100));
   }
@@ -118,8 +119,8 @@ class RunEntityTest {
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.slots.expectNoMessage(Duration.ofMillis(100));
     run.tell(new RunEvent.Finished(done()));
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
-    second.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.caller.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Finished(done())));
+    second.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Finished(done())));
   }
 
   @Test
@@ -131,7 +132,7 @@ class RunEntityTest {
         rig.runtime.expectMessageClass(CapsuleRuntime.CancelRun.class);
     assertEquals("t1", cancel.taskId());
     run.tell(new RunEvent.Note("t1", "interrupted"));
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Note("t1", "interrupted")));
+    rig.caller.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "interrupted")));
     run.tell(new RunEvent.Finished(done())); // the canceled run's own outcome is not the caller's
     RunCaller.Lost lost = rig.caller.expectMessageClass(RunCaller.Lost.class);
     assertEquals(1, lost.attempt());
@@ -192,13 +193,13 @@ class RunEntityTest {
     Rig rig = new Rig();
     ActorRef<RunEvent> run = rig.running(false);
     run.tell(new RunEvent.Finished(done()));
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.caller.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Finished(done())));
     rig.slots.expectMessageClass(NodeSlots.Release.class);
     rig.shard.expectNoMessage(Duration.ofMillis(100)); // a repeated start may still come
 
     rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref())); // the repeat
     rig.caller.expectMessageClass(RunCaller.Hosted.class);
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.caller.expectMessage(new RunCaller.Event(1, 1, new RunEvent.Finished(done())));
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.slots.expectNoMessage(Duration.ofMillis(100));
 
