@@ -11,6 +11,8 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -69,8 +71,37 @@ class RunEntityTest {
       acquire.replyTo().tell(new NodeSlots.Granted("t1"));
       CapsuleRuntime.StartRun start = runtime.expectMessageClass(CapsuleRuntime.StartRun.class);
       assertEquals(request, start.request());
+      batches = start.listenerBatches().orElseThrow();
       return start.listener().orElseThrow();
     }
+
+    ActorRef<List<RunEvent>> batches;
+  }
+
+  @Test
+  void aBatchCrossesAsNumberedMessagesOfAtMost64EventsInOrderWithTheSingleOnes() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running();
+    List<RunEvent> batch = new ArrayList<>();
+    for (int i = 0; i < RunEntity.MAX_EVENTS_PER_MESSAGE + 1; i++) {
+      batch.add(new RunEvent.Note("t1", "n" + i));
+    }
+    run.tell(new RunEvent.Note("t1", "first"));
+    rig.batches.tell(List.copyOf(batch));
+    run.tell(new RunEvent.Finished(done()));
+    assertEquals(
+        new RunCaller.Event(1, 0, new RunEvent.Note("t1", "first")), rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Events(1, 1, batch.subList(0, RunEntity.MAX_EVENTS_PER_MESSAGE)),
+        rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Events(
+            1,
+            2,
+            batch.subList(RunEntity.MAX_EVENTS_PER_MESSAGE, RunEntity.MAX_EVENTS_PER_MESSAGE + 1)),
+        rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Event(1, 3, new RunEvent.Finished(done())), rig.caller.receiveMessage());
   }
 
   private static RunOutcome done() {
