@@ -153,10 +153,11 @@ class ShardedSourceTest {
         CapsuleClusterKit.start(List.of(Set.of(), Set.of("capsule-runner")))) {
       CapsuleSharding caller = onNode(cluster.node(0));
       onNode(cluster.node(1));
-      // Across nodes the events travel one Artery message each, and a flood larger than the
-      // outbound queue loses some silently (try -DargLine=-Dflood.lines=18000): a known gap of the
-      // cross-node path, not of the source. This many fit.
-      int lines = Integer.getInteger("flood.lines", 2_000);
+      // Across nodes a parsed batch's events travel as one message (up to 64 events): with one
+      // message per event, this flood overflowed Artery's outbound queue (3072) and blocks of
+      // events were dropped while the outcome still arrived. Now a dropped message fails the run
+      // (E-CLU-004); here none is dropped.
+      int lines = Integer.getInteger("flood.lines", 18_000);
       Pair<RunHandle, CompletionStage<List<RunEvent>>> run =
           caller
               .source(flood("flood-all", lines))

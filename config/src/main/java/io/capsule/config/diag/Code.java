@@ -107,6 +107,12 @@ public enum Code {
   E_CLU_003(
       "no runner node took the run within capsule.sharding.start-timeout",
       "check that a node with the runner role (capsule.sharding.role) is up in the cluster"),
+  E_CLU_004(
+      "events of the run were lost between the runner node and the caller's node (the remote"
+          + " outbound queue overflowed); the run was canceled",
+      "start the task again; if it recurs, raise"
+          + " pekko.remote.artery.advanced.outbound-message-queue-size or start the run on a runner"
+          + " node"),
   W_RUN_002(
       "harness version untested or unreadable",
       "the run goes on; install a tested harness version if something misbehaves"),

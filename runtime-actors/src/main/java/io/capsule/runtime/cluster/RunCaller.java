@@ -8,6 +8,7 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -29,8 +30,14 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
  *       Lost} on hand-off) before the outcome and no retry is left, or the task was canceled;
  *   <li>with retries left ({@link RunRequest#retryOnNodeLoss}), a {@link RunEvent.AttemptLost}
  *       instead, and the start again as the next attempt (events of older attempts are dropped);
- *   <li>{@code E-CLU-003} when no runner node answers within {@code startTimeout}.
+ *   <li>{@code E-CLU-003} when no runner node answers within {@code startTimeout};
+ *   <li>{@code E-CLU-004} when events were lost on the way: the entity numbers what it sends each
+ *       caller ({@code seq}, from 0 per caller and attempt), and a gap (Artery drops a message when
+ *       its outbound queue is full, and says so only as a dead letter) ends the run for the caller
+ *       and cancels it, rather than a {@link RunEvent.Finished} that looks complete.
  * </ul>
+ *
+ * <p>Events of a parsed batch cross as one {@link Events} message, single ones as {@link Event}.
  *
  * <p>Pekko delivers a remote entity's messages before its death notice, so an outcome sent just
  * before the entity passivated is never mistaken for a loss.
@@ -44,12 +51,14 @@ public final class RunCaller {
       implements Command, CapsuleSerializable {}
 
   /**
-   * An event of attempt {@code attempt}. The event's variant travels by name (its simple class
-   * name): {@code RunEvent} itself carries no type id, as its JSON form ({@code RunEventJson}) has
-   * none; a new variant must be listed here ({@code CrossNodeSerializationTest} fails until it is).
+   * An event of attempt {@code attempt}, the {@code seq}-th message of that attempt to this caller.
+   * The event's variant travels by name (its simple class name): {@code RunEvent} itself carries no
+   * type id, as its JSON form ({@code RunEventJson}) has none; a new variant must be listed here
+   * ({@code CrossNodeSerializationTest} fails until it is).
    */
   public record Event(
       int attempt,
+      long seq,
       @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "@variant")
           @JsonSubTypes({
             @JsonSubTypes.Type(RunEvent.StateChanged.class),
@@ -74,6 +83,42 @@ public final class RunCaller {
           })
           RunEvent event)
       implements Command, CapsuleSerializable {}
+
+  /**
+   * A parsed batch's events of attempt {@code attempt}, in order, as one message: the {@code
+   * seq}-th message of that attempt to this caller. Its elements travel as {@link Event}'s do.
+   */
+  public record Events(
+      int attempt,
+      long seq,
+      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "@variant")
+          @JsonSubTypes({
+            @JsonSubTypes.Type(RunEvent.StateChanged.class),
+            @JsonSubTypes.Type(RunEvent.SessionStarted.class),
+            @JsonSubTypes.Type(RunEvent.TextDelta.class),
+            @JsonSubTypes.Type(RunEvent.TextCompleted.class),
+            @JsonSubTypes.Type(RunEvent.ThinkingDelta.class),
+            @JsonSubTypes.Type(RunEvent.ThinkingCompleted.class),
+            @JsonSubTypes.Type(RunEvent.ToolStarted.class),
+            @JsonSubTypes.Type(RunEvent.ToolProgress.class),
+            @JsonSubTypes.Type(RunEvent.ToolCalled.class),
+            @JsonSubTypes.Type(RunEvent.ToolResulted.class),
+            @JsonSubTypes.Type(RunEvent.BridgeCall.class),
+            @JsonSubTypes.Type(RunEvent.UsageUpdated.class),
+            @JsonSubTypes.Type(RunEvent.QuotaUpdated.class),
+            @JsonSubTypes.Type(RunEvent.SuggestedPrompt.class),
+            @JsonSubTypes.Type(RunEvent.Note.class),
+            @JsonSubTypes.Type(RunEvent.Retry.class),
+            @JsonSubTypes.Type(RunEvent.Warning.class),
+            @JsonSubTypes.Type(RunEvent.AttemptLost.class),
+            @JsonSubTypes.Type(RunEvent.Finished.class)
+          })
+          List<RunEvent> events)
+      implements Command, CapsuleSerializable {
+    public Events {
+      events = List.copyOf(events);
+    }
+  }
 
   /** Attempt {@code attempt} was lost: its node left the cluster (hand-off) before it ended. */
   public record Lost(int attempt, String node, String reason)
@@ -103,6 +148,7 @@ public final class RunCaller {
   private final Duration resend;
   private final long bornNanos = System.nanoTime();
   private int attempt = 1;
+  private long nextSeq; // of the current attempt's messages from its entity
   private int retriesLeft;
   private boolean canceled;
   private Optional<ActorRef<RunEntity.Command>> watched = Optional.empty();
@@ -150,6 +196,7 @@ public final class RunCaller {
     return Behaviors.receive(Command.class)
         .onMessage(Hosted.class, this::onHosted)
         .onMessage(Event.class, this::onEvent)
+        .onMessage(Events.class, this::onEvents)
         .onMessage(Lost.class, l -> l.attempt() == attempt ? lost(l.node(), l.reason()) : same())
         .onMessage(
             EntityStopped.class,
@@ -203,8 +250,47 @@ public final class RunCaller {
     if (e.attempt() != attempt) {
       return same(); // a lost attempt's straggler: that attempt has been marked and closed
     }
+    if (e.seq() != nextSeq) {
+      return eventsLost(e.seq());
+    }
+    nextSeq++;
     downstream.tell(e.event());
     return e.event() instanceof RunEvent.Finished ? Behaviors.stopped() : same();
+  }
+
+  private Behavior<Command> onEvents(Events e) {
+    if (e.attempt() != attempt) {
+      return same();
+    }
+    if (e.seq() != nextSeq) {
+      return eventsLost(e.seq());
+    }
+    nextSeq++;
+    for (RunEvent event : e.events()) {
+      downstream.tell(event);
+      if (event instanceof RunEvent.Finished) {
+        return Behaviors.stopped();
+      }
+    }
+    return same();
+  }
+
+  /**
+   * Messages {@code nextSeq} to {@code seq - 1} of this attempt never came: the run's events are
+   * incomplete, so its outcome would mislead. Cancel it (nobody gets its events) and fail.
+   */
+  private Behavior<Command> eventsLost(long seq) {
+    String message =
+        "messages "
+            + nextSeq
+            + " to "
+            + (seq - 1)
+            + " of the run's events (attempt "
+            + attempt
+            + ") were lost between the runner node and this node; the run was canceled";
+    entity.tell(new RunEntity.Cancel("its events were lost on the way to its caller"));
+    watched.ifPresent(ctx::unwatch);
+    return finish(ClusterOutcomes.failed(request.taskId(), Code.E_CLU_004, message, took()));
   }
 
   private Behavior<Command> lost(String node, String reason) {
@@ -217,6 +303,7 @@ public final class RunCaller {
     downstream.tell(
         new RunEvent.AttemptLost(request.taskId(), attempt, node, Code.E_CLU_001.id(), message));
     attempt++;
+    nextSeq = 0;
     retriesLeft--;
     sendStart();
     return same();

@@ -7,8 +7,10 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,6 +29,11 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
  * lives ({@link RunCaller.Hosted}, so the caller watches it and learns of node loss), takes a run
  * slot from {@link NodeSlots}, starts the run, passes every event on, and passivates once the
  * outcome is delivered and every caller has {@link Sealed} its starts.
+ *
+ * <p>Events cross to a caller as one message per parsed batch ({@link RunCaller.Events}, from the
+ * run's {@code listenerBatches}) or per single event ({@link RunCaller.Event}), numbered per caller
+ * and attempt from 0, so the caller notices a message Artery dropped (a full outbound queue) and
+ * fails the run with {@code E-CLU-004} instead of delivering an outcome with events missing.
  *
  * <p>Phases: {@code idle} (no start yet) → {@code waiting} (for a slot) → {@code running} → {@code
  * done} (outcome known, passivating); {@code leaving} when its node hands the shard off mid-run.
@@ -81,6 +88,8 @@ public final class RunEntity {
 
   private record FromRun(RunEvent event) implements Command {}
 
+  private record FromRunBatch(List<RunEvent> events) implements Command {}
+
   private record FromSlots(NodeSlots.Reply reply) implements Command {}
 
   private record HandOffElapsed() implements Command {}
@@ -101,6 +110,9 @@ public final class RunEntity {
   private final String taskId;
   private final long bornNanos = System.nanoTime();
   private final Map<ActorRef<RunCaller.Command>, Integer> callers = new LinkedHashMap<>();
+
+  /** Per caller, the seq of the next message to it (of its attempt in {@code callers}). */
+  private final Map<ActorRef<RunCaller.Command>, long[]> nextSeq = new HashMap<>();
 
   /** Callers that may still have a start on its way (they have not sealed). */
   private final Set<ActorRef<RunCaller.Command>> unsealed = new HashSet<>();
@@ -193,10 +205,19 @@ public final class RunEntity {
       return finish(ClusterOutcomes.failed(taskId, Code.E_CLU_002, r.message(), took()), true);
     }
     ActorRef<RunEvent> events = ctx.messageAdapter(RunEvent.class, FromRun::new);
+    // The same adapter ref (an actor has one), so batches and single events keep their order.
+    @SuppressWarnings("unchecked")
+    ActorRef<List<RunEvent>> batches =
+        (ActorRef<List<RunEvent>>)
+            (ActorRef<?>) ctx.messageAdapter(List.class, l -> new FromRunBatch((List<RunEvent>) l));
     host.runtime()
         .tell(
             new CapsuleRuntime.StartRun(
-                request, Optional.of(events), Optional.empty(), Optional.empty()));
+                request,
+                Optional.of(events),
+                Optional.of(batches),
+                Optional.empty(),
+                Optional.empty()));
     return running();
   }
 
@@ -214,6 +235,7 @@ public final class RunEntity {
               publish(f.event());
               return Behaviors.same();
             })
+        .onMessage(FromRunBatch.class, this::publishAll)
         .onMessage(
             Cancel.class,
             c -> {
@@ -245,6 +267,7 @@ public final class RunEntity {
               publish(f.event()); // the lost attempt's events are kept; the caller marks them
               return Behaviors.same();
             })
+        .onMessage(FromRunBatch.class, this::publishAll)
         .onMessage(
             HandOffElapsed.class,
             e ->
@@ -266,15 +289,13 @@ public final class RunEntity {
             Start.class,
             s -> {
               join(s);
-              s.caller()
-                  .tell(
-                      new RunCaller.Event(
-                          s.attempt(), new RunEvent.Finished(outcome.orElseThrow())));
+              tell(s.caller(), s.attempt(), new RunEvent.Finished(outcome.orElseThrow()));
               return Behaviors.same();
             })
         .onMessage(Sealed.class, this::onSealed)
         .onMessage(Cancel.class, c -> Behaviors.same())
         .onMessage(FromRun.class, f -> Behaviors.same())
+        .onMessage(FromRunBatch.class, f -> Behaviors.same())
         .onMessage(FromSlots.class, f -> Behaviors.same())
         .onMessage(
             LingerElapsed.class,
@@ -295,7 +316,10 @@ public final class RunEntity {
 
   /** Adds the caller (or its newer attempt) and tells it where the run lives. */
   private void join(Start s) {
-    callers.put(s.caller(), s.attempt());
+    Integer before = callers.put(s.caller(), s.attempt());
+    if (before == null || before != s.attempt()) {
+      nextSeq.put(s.caller(), new long[1]); // a new caller or attempt counts from 0
+    }
     unsealed.add(s.caller());
     s.caller().tell(new RunCaller.Hosted(s.attempt(), ctx.getSelf(), host.node()));
   }
@@ -309,7 +333,29 @@ public final class RunEntity {
   }
 
   private void publish(RunEvent e) {
-    callers.forEach((caller, attempt) -> caller.tell(new RunCaller.Event(attempt, e)));
+    callers.forEach((caller, attempt) -> tell(caller, attempt, e));
+  }
+
+  /**
+   * Most events in one {@link RunCaller.Events}: a batch (up to {@code batchMaxLines}, 256) is cut
+   * so that one message stays well under Artery's frame (256 KiB by default) for lines of a few
+   * KiB; a larger message is dropped by Artery, which the caller then reports as {@code E-CLU-004}.
+   */
+  static final int MAX_EVENTS_PER_MESSAGE = 64;
+
+  private Behavior<Command> publishAll(FromRunBatch b) {
+    List<RunEvent> all = b.events();
+    for (int from = 0; from < all.size(); from += MAX_EVENTS_PER_MESSAGE) {
+      List<RunEvent> part = all.subList(from, Math.min(all.size(), from + MAX_EVENTS_PER_MESSAGE));
+      callers.forEach(
+          (caller, attempt) ->
+              caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part)));
+    }
+    return Behaviors.same();
+  }
+
+  private void tell(ActorRef<RunCaller.Command> caller, int attempt, RunEvent e) {
+    caller.tell(new RunCaller.Event(attempt, nextSeq.get(caller)[0]++, e));
   }
 
   /**

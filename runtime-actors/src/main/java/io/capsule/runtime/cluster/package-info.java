@@ -12,7 +12,9 @@
  *       finished task again.
  *   <li>The caller gets every event of the attempt it follows and exactly one {@code Finished}
  *       ({@link io.capsule.runtime.cluster.RunCaller}): the run's own outcome, node lost ({@code
- *       E-CLU-001}), no slot ({@code E-CLU-002}) or no runner ({@code E-CLU-003}).
+ *       E-CLU-001}), no slot ({@code E-CLU-002}), no runner ({@code E-CLU-003}) or events lost
+ *       between the nodes ({@code E-CLU-004}: the entity numbers its messages, the caller checks
+ *       them).
  *   <li>A node never hosts more runs than {@code capsule.run.max-concurrent} ({@link
  *       io.capsule.runtime.cluster.NodeSlots}, deciding with {@link
  *       io.capsule.runtime.cluster.SlotBook}); every wait for a slot is bounded.

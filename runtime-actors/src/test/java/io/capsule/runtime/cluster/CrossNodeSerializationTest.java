@@ -144,7 +144,9 @@ class CrossNodeSerializationTest {
             new RunEntity.Cancel("because"),
             new RunEntity.Sealed(1, caller),
             new RunCaller.Hosted(1, entity, "pekko://app@127.0.0.1:2552"),
-            new RunCaller.Event(1, new RunEvent.Finished(outcome)),
+            new RunCaller.Event(1, 0, new RunEvent.Finished(outcome)),
+            new RunCaller.Events(
+                1, 1, List.of(new RunEvent.Note("t1", "n"), new RunEvent.Finished(outcome))),
             new RunCaller.Lost(1, "pekko://app@127.0.0.1:2552", "left"),
             new RunCaller.CancelSeen(1),
             new CapsuleRuntime.StartRun(
@@ -216,7 +218,14 @@ class CrossNodeSerializationTest {
   @MethodSource("runEventVariants")
   void everyRunEventVariantCrossesInsideTheCallersEnvelope(Class<?> type) {
     RunEvent event = (RunEvent) samples.get(type);
-    serialization.verifySerialization(new RunCaller.Event(3, event), true);
+    serialization.verifySerialization(new RunCaller.Event(3, 7, event), true);
+  }
+
+  @ParameterizedTest
+  @MethodSource("runEventVariants")
+  void everyRunEventVariantCrossesInsideTheCallersBatchEnvelope(Class<?> type) {
+    RunEvent event = (RunEvent) samples.get(type);
+    serialization.verifySerialization(new RunCaller.Events(3, 8, List.of(event, event)), true);
   }
 
   @Test

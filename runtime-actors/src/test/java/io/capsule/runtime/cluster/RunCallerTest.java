@@ -10,6 +10,7 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -113,13 +114,50 @@ class RunCallerTest {
     TestProbe<RunEntity.Command> entity = rig.hostedBy(1);
     time.timePasses(START_TIMEOUT.plusSeconds(1)); // answered: the timeout no longer fires
     rig.downstream.expectNoMessage(Duration.ofMillis(100));
-    rig.caller.tell(new RunCaller.Event(1, new RunEvent.Note("t1", "n")));
+    rig.caller.tell(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "n")));
     rig.downstream.expectMessage(new RunEvent.Note("t1", "n"));
     entity.stop(); // its node is gone
     RunOutcome o = rig.outcome();
     assertEquals(RunStatus.FAILED, o.status());
     assertEquals(Optional.of("E-CLU-001"), o.code());
     assertTrue(o.message().contains("node-1"), o.message());
+  }
+
+  @Test
+  void numberedSinglesAndBatchesInOrderReachDownstreamOneEventEach() {
+    Rig rig = new Rig(0);
+    rig.hostedBy(1);
+    rig.caller.tell(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "a")));
+    rig.caller.tell(
+        new RunCaller.Events(
+            1, 1, List.of(new RunEvent.Note("t1", "b"), new RunEvent.Note("t1", "c"))));
+    rig.caller.tell(new RunCaller.Event(1, 2, new RunEvent.Finished(done())));
+    rig.downstream.expectMessage(new RunEvent.Note("t1", "a"));
+    rig.downstream.expectMessage(new RunEvent.Note("t1", "b"));
+    rig.downstream.expectMessage(new RunEvent.Note("t1", "c"));
+    assertEquals(done(), rig.outcome());
+  }
+
+  @Test
+  void aMissingMessageEndsTheRunWithEventsLostAndCancelsItNeverAFinishedThatLooksComplete() {
+    Rig rig = new Rig(0);
+    rig.hostedBy(1);
+    rig.caller.tell(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "a")));
+    // messages 1 and 2 were dropped on the way (a full outbound queue)
+    rig.caller.tell(new RunCaller.Events(1, 3, List.of(new RunEvent.Note("t1", "d"))));
+    rig.caller.tell(new RunCaller.Event(1, 4, new RunEvent.Finished(done())));
+    rig.downstream.expectMessage(new RunEvent.Note("t1", "a"));
+    RunOutcome o = rig.outcome();
+    assertEquals(RunStatus.FAILED, o.status());
+    assertEquals(Optional.of("E-CLU-004"), o.code());
+    assertTrue(o.message().contains("messages 1 to 2"), o.message());
+    assertTrue(o.message().contains("lost"), o.message());
+    rig.sharding.fishForMessage(
+        Duration.ofSeconds(3),
+        m ->
+            m instanceof RunEntity.Cancel
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
   }
 
   @Test
@@ -132,8 +170,8 @@ class RunCallerTest {
     assertEquals("node-1", lost.node());
     assertEquals("E-CLU-001", lost.code());
     rig.hostedBy(2);
-    rig.caller.tell(new RunCaller.Event(1, new RunEvent.Note("t1", "late from attempt 1")));
-    rig.caller.tell(new RunCaller.Event(2, new RunEvent.Finished(done())));
+    rig.caller.tell(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "late from attempt 1")));
+    rig.caller.tell(new RunCaller.Event(2, 0, new RunEvent.Finished(done())));
     assertEquals(done(), rig.outcome());
   }
 

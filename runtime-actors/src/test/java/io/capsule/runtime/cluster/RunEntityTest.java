@@ -11,6 +11,8 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -69,8 +71,37 @@ class RunEntityTest {
       acquire.replyTo().tell(new NodeSlots.Granted("t1"));
       CapsuleRuntime.StartRun start = runtime.expectMessageClass(CapsuleRuntime.StartRun.class);
       assertEquals(request, start.request());
+      batches = start.listenerBatches().orElseThrow();
       return start.listener().orElseThrow();
     }
+
+    ActorRef<List<RunEvent>> batches;
+  }
+
+  @Test
+  void aBatchCrossesAsNumberedMessagesOfAtMost64EventsInOrderWithTheSingleOnes() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running();
+    List<RunEvent> batch = new ArrayList<>();
+    for (int i = 0; i < RunEntity.MAX_EVENTS_PER_MESSAGE + 1; i++) {
+      batch.add(new RunEvent.Note("t1", "n" + i));
+    }
+    run.tell(new RunEvent.Note("t1", "first"));
+    rig.batches.tell(List.copyOf(batch));
+    run.tell(new RunEvent.Finished(done()));
+    assertEquals(
+        new RunCaller.Event(1, 0, new RunEvent.Note("t1", "first")), rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Events(1, 1, batch.subList(0, RunEntity.MAX_EVENTS_PER_MESSAGE)),
+        rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Events(
+            1,
+            2,
+            batch.subList(RunEntity.MAX_EVENTS_PER_MESSAGE, RunEntity.MAX_EVENTS_PER_MESSAGE + 1)),
+        rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Event(1, 3, new RunEvent.Finished(done())), rig.caller.receiveMessage());
   }
 
   private static RunOutcome done() {
@@ -92,10 +123,11 @@ class RunEntityTest {
     Rig rig = new Rig();
     ActorRef<RunEvent> run = rig.running();
     run.tell(new RunEvent.Note("t1", "n"));
-    assertEquals(new RunCaller.Event(1, new RunEvent.Note("t1", "n")), rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Event(1, 0, new RunEvent.Note("t1", "n")), rig.caller.receiveMessage());
     run.tell(new RunEvent.Finished(done()));
     assertEquals(
-        new RunCaller.Event(1, new RunEvent.Finished(done())), rig.caller.receiveMessage());
+        new RunCaller.Event(1, 1, new RunEvent.Finished(done())), rig.caller.receiveMessage());
     rig.slots.expectMessageClass(NodeSlots.Release.class);
     rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
 
@@ -103,7 +135,7 @@ class RunEntityTest {
     TestProbe<RunCaller.Command> late = kit.createTestProbe();
     rig.entity.tell(new RunEntity.Start(rig.request, 1, late.ref()));
     late.expectMessageClass(RunCaller.Hosted.class);
-    assertEquals(new RunCaller.Event(1, new RunEvent.Finished(done())), late.receiveMessage());
+    assertEquals(new RunCaller.Event(1, 0, new RunEvent.Finished(done())), late.receiveMessage());
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.slots.expectNoMessage(Duration.ofMillis(100));
   }
@@ -118,8 +150,8 @@ class RunEntityTest {
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.slots.expectNoMessage(Duration.ofMillis(100));
     run.tell(new RunEvent.Finished(done()));
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
-    second.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.caller.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Finished(done())));
+    second.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Finished(done())));
   }
 
   @Test
@@ -131,7 +163,7 @@ class RunEntityTest {
         rig.runtime.expectMessageClass(CapsuleRuntime.CancelRun.class);
     assertEquals("t1", cancel.taskId());
     run.tell(new RunEvent.Note("t1", "interrupted"));
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Note("t1", "interrupted")));
+    rig.caller.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "interrupted")));
     run.tell(new RunEvent.Finished(done())); // the canceled run's own outcome is not the caller's
     RunCaller.Lost lost = rig.caller.expectMessageClass(RunCaller.Lost.class);
     assertEquals(1, lost.attempt());
@@ -192,13 +224,13 @@ class RunEntityTest {
     Rig rig = new Rig();
     ActorRef<RunEvent> run = rig.running(false);
     run.tell(new RunEvent.Finished(done()));
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.caller.expectMessage(new RunCaller.Event(1, 0, new RunEvent.Finished(done())));
     rig.slots.expectMessageClass(NodeSlots.Release.class);
     rig.shard.expectNoMessage(Duration.ofMillis(100)); // a repeated start may still come
 
     rig.entity.tell(new RunEntity.Start(rig.request, 1, rig.caller.ref())); // the repeat
     rig.caller.expectMessageClass(RunCaller.Hosted.class);
-    rig.caller.expectMessage(new RunCaller.Event(1, new RunEvent.Finished(done())));
+    rig.caller.expectMessage(new RunCaller.Event(1, 1, new RunEvent.Finished(done())));
     rig.runtime.expectNoMessage(Duration.ofMillis(100));
     rig.slots.expectNoMessage(Duration.ofMillis(100));
 
