@@ -215,8 +215,8 @@ class HubPageBrowserTest {
   @Order(4)
   void theRunnersViewShowsTheConnectedRunnerWithItsCapsulesAndSlots() throws Exception {
     browser.findElement(By.id("nav-runners")).click();
-    WebElement row = waitFor(By.cssSelector("#runners tr[data-runner='runner-a']"));
-    String text = row.getText();
+    waitFor(By.cssSelector("#runners tr[data-runner='runner-a']"));
+    String text = textOf(By.cssSelector("#runners tr[data-runner='runner-a']"));
     assertTrue(text.contains("yes"), text);
     assertTrue(text.contains("slow") && text.contains("stream"), text);
     assertTrue(text.contains("4"), "four slots: " + text);
@@ -227,15 +227,16 @@ class HubPageBrowserTest {
   @Order(5)
   void theTaskListShowsBothTasksWithTheirOutcomesAndFilters() throws Exception {
     browser.findElement(By.id("nav-tasks")).click();
-    WebElement done = waitFor(By.cssSelector("#tasks tr[data-task='t-web-stream']"));
+    waitFor(By.cssSelector("#tasks tr[data-task='t-web-stream']"));
     new WebDriverWait(browser, STEP)
         .until(
             ExpectedConditions.textToBePresentInElementLocated(
                 By.cssSelector("#tasks tr[data-task='t-web-slow']"), "canceled"));
-    assertTrue(done.getText().contains("done"), done.getText());
+    String row = cellText("t-web-stream", null);
+    assertTrue(row.contains("done"), row);
     assertTrue(
-        done.findElement(By.cssSelector("td[data-label='Age']")).getText().matches("\\d+ (s|min)"),
-        "the age comes from the API's created_at: " + done.getText());
+        cellText("t-web-stream", "Age").matches("\\d+ (s|min)"),
+        "the age comes from the API's created_at: " + row);
     JsonNode usage =
         new HubApiClient(hub.apiUrl(), apiToken).get("/v1/tasks/t-web-stream").at("/report/usage");
     long total = 0;
@@ -245,20 +246,49 @@ class HubPageBrowserTest {
     assertTrue(total > 0, usage.toString());
     assertEquals(
         Long.toString(total),
-        done.findElement(By.cssSelector("td[data-label='Tokens']")).getText(),
+        cellText("t-web-stream", "Tokens"),
         "the list's tokens are the report's usage, summed");
     shot("07-tasks");
     browser.findElement(By.id("filter-text")).sendKeys("slow");
-    new WebDriverWait(browser, STEP)
-        .until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#tasks tbody tr"), 1));
+    // The list re-renders as tasks change: the one row is read inside the wait, again when the
+    // row found was replaced before its attribute was read (a stale element failed CI once).
     assertEquals(
         "t-web-slow",
-        browser.findElement(By.cssSelector("#tasks tbody tr")).getDomAttribute("data-task"));
+        new WebDriverWait(browser, STEP)
+            .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+            .until(
+                b -> {
+                  java.util.List<org.openqa.selenium.WebElement> rows =
+                      b.findElements(By.cssSelector("#tasks tbody tr"));
+                  return rows.size() == 1 ? rows.get(0).getDomAttribute("data-task") : null;
+                }));
     // On a phone's width the same list stays readable: every cell carries its column's name.
     browser.findElement(By.id("filter-text")).clear();
     browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
     waitFor(By.cssSelector("#tasks tr[data-task='t-web-stream'] td[data-label='Outcome']"));
     shot("08-tasks-phone");
+  }
+
+  /**
+   * The text of a task's row in the list (its cell {@code label}'s, or the whole row's for null),
+   * read afresh: the list replaces its rows every few seconds, so a row found earlier can be gone
+   * by the time it is read (a stale element failed CI once).
+   */
+  private String cellText(String taskId, String label) {
+    By by =
+        By.cssSelector(
+            "#tasks tr[data-task='"
+                + taskId
+                + "']"
+                + (label == null ? "" : " td[data-label='" + label + "']"));
+    return textOf(by);
+  }
+
+  /** An element's text, found again if the page replaced it between finding and reading. */
+  private String textOf(By by) {
+    return new WebDriverWait(browser, STEP)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(b -> b.findElement(by).getText());
   }
 
   @Test
@@ -358,10 +388,15 @@ class HubPageBrowserTest {
       browser.get(again.apiUrl() + "/");
       waitFor(By.id("token")).sendKeys(api);
       browser.findElement(By.id("sign-in")).click();
-      WebElement row = waitFor(By.cssSelector("#tasks tr[data-task='t-web-again']"));
-      assertEquals("2", row.findElement(By.cssSelector("td[data-label='Attempt']")).getText());
+      assertEquals("2", cellText("t-web-again", "Attempt"));
       shot("10-tasks-attempt");
-      row.findElement(By.cssSelector("a")).click();
+      new WebDriverWait(browser, STEP)
+          .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+          .until(
+              b -> {
+                b.findElement(By.cssSelector("#tasks tr[data-task='t-web-again'] a")).click();
+                return true;
+              });
       new WebDriverWait(browser, STEP)
           .until(
               ExpectedConditions.textToBePresentInElementLocated(
