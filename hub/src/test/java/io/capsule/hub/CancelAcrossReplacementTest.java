@@ -13,7 +13,6 @@ import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RawRunners;
 import io.capsule.hub.runner.RunnerInfo;
 import io.capsule.hub.store.HubEvent;
-import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.frame.TaskReport;
@@ -32,8 +31,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,7 +59,7 @@ class CancelAcrossReplacementTest {
   private HubServer hub;
   private TaskBook book;
   private TaskQueue queue;
-  private ServerBinding api;
+  private HandApi api;
 
   @BeforeEach
   void start() throws Exception {
@@ -75,36 +72,14 @@ class CancelAcrossReplacementTest {
             journal);
     hub.bind("127.0.0.1", 0).toCompletableFuture().get(20, TimeUnit.SECONDS);
     hub.events().runWith(Sink.foreach(held::add), kit.system());
-    book = new TaskBook();
-    queue =
-        new TaskQueue(
-            hub,
-            book,
-            PROJECT,
-            10,
-            Duration.ofSeconds(1),
-            QueueStore.none(),
-            ProtocolConfig.defaults().frameCapBytes());
-    HubApi routes =
-        new HubApi(
-            hub,
-            book,
-            RawRunners.TOKENS,
-            PROJECT,
-            queue,
-            new RunnerRoll(java.time.Clock.systemUTC(), Duration.ofMinutes(1)),
-            Optional.empty());
-    api =
-        Http.get(kit.system())
-            .newServerAt("127.0.0.1", 0)
-            .bind(routes.route())
-            .toCompletableFuture()
-            .get(20, TimeUnit.SECONDS);
+    api = HandApi.bind(kit.system(), hub, PROJECT, QueueStore.none());
+    book = api.book();
+    queue = api.queue();
   }
 
   @AfterEach
   void stop() throws Exception {
-    api.unbind().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    api.unbind();
     hub.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
     kit.shutdownTestKit();
   }
@@ -318,7 +293,7 @@ class CancelAcrossReplacementTest {
   }
 
   private String base() {
-    return "http://127.0.0.1:" + api.localAddress().getPort();
+    return api.url();
   }
 
   private HttpRequest.Builder request(String path) {

@@ -12,7 +12,6 @@ import io.capsule.hub.runner.RawRunners;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.PersistentHubJournal;
-import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.token.TokenScope;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,8 +27,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,32 +84,10 @@ class CancelRestartTest {
     brain.bind("127.0.0.1", 0).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     BlockingQueue<HubEvent> held = new LinkedBlockingQueue<>();
     brain.events().runWith(Sink.foreach(held::add), first.system());
-    TaskBook book = new TaskBook();
-    TaskQueue queue =
-        new TaskQueue(
-            brain,
-            book,
-            PROJECT,
-            10,
-            Duration.ofSeconds(1),
-            queueStore,
-            ProtocolConfig.defaults().frameCapBytes());
-    ServerBinding api =
-        Http.get(first.system())
-            .newServerAt("127.0.0.1", 0)
-            .bind(
-                new HubApi(
-                        brain,
-                        book,
-                        RawRunners.TOKENS,
-                        PROJECT,
-                        queue,
-                        new RunnerRoll(java.time.Clock.systemUTC(), Duration.ofMinutes(1)),
-                        Optional.empty())
-                    .route())
-            .toCompletableFuture()
-            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    apiUrl = "http://127.0.0.1:" + api.localAddress().getPort();
+    HandApi api = HandApi.bind(first.system(), brain, PROJECT, queueStore);
+    TaskBook book = api.book();
+    TaskQueue queue = api.queue();
+    apiUrl = api.url();
 
     RawRunners.Peer a = RawRunners.hello(first.system(), brain.url(), PROJECT, "r-a", "{}");
     next(held, e -> e instanceof HubEvent.RunnerUp, book, queue);
@@ -126,7 +101,7 @@ class CancelRestartTest {
     assertEquals(202, canceled.statusCode(), canceled.body());
     assertTrue(JSON.readTree(canceled.body()).get("cancel_requested").asBoolean(), canceled.body());
 
-    api.unbind().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    api.unbind();
     brain.close().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     first.shutdownTestKit();
     node.shutdownTestKit();

@@ -9,7 +9,6 @@ import io.capsule.hub.queue.QueueEvent;
 import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RawRunners;
-import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.token.TokenScope;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,8 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,32 +62,7 @@ class StoreRefusalTest {
   @BeforeEach
   void start() throws Exception {
     brain = HubServer.create(kit.system(), RawRunners.fast().build(), RawRunners.TOKENS);
-    TaskBook book = new TaskBook();
-    TaskQueue queue =
-        new TaskQueue(
-            brain,
-            book,
-            PROJECT,
-            10,
-            Duration.ofSeconds(1),
-            store,
-            ProtocolConfig.defaults().frameCapBytes());
-    ServerBinding api =
-        Http.get(kit.system())
-            .newServerAt("127.0.0.1", 0)
-            .bind(
-                new HubApi(
-                        brain,
-                        book,
-                        RawRunners.TOKENS,
-                        PROJECT,
-                        queue,
-                        new RunnerRoll(java.time.Clock.systemUTC(), Duration.ofMinutes(1)),
-                        Optional.empty())
-                    .route())
-            .toCompletableFuture()
-            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    apiUrl = "http://127.0.0.1:" + api.localAddress().getPort();
+    apiUrl = HandApi.bind(kit.system(), brain, PROJECT, store).url();
   }
 
   @AfterEach
