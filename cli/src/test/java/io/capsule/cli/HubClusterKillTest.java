@@ -57,14 +57,13 @@ class HubClusterKillTest {
   private static final Duration GOAL = Duration.ofSeconds(10);
 
   /**
-   * Asserted, not {@link #GOAL}: the goal held in CI (7.2 s) and in five runs at load ~4-20
-   * (8.4-9.9 s), not in seven at load ~7-27 on the shared 2-core machine (10.3-14.4 s), where the
-   * cluster's own steps (kill to a sharding coordinator active on a survivor) took 8.3-11.1 s: the
-   * failure detector's verdict 2.9-5.4 s and the resolver's 2.2-3.4 s after it, as heartbeats
-   * arrive late and scattered under that load. What follows took 1.6-3.3 s once the brain prepared
-   * its tasks' entities (2.9-3.8 s before). Issue 12 stays open until 10 s holds there.
+   * Asserted: the goal itself. It was 15 s while the cluster's own steps (kill to a sharding
+   * coordinator active on a survivor) took 8.3-11.1 s at load 7-27 on the shared 2-core machine and
+   * the whole failover 10.3-14.4 s there; with the hub's CPU per frame halved since, the last
+   * clean-clone CI runs measured 6.4-6.6 s at load ~15. If it fails, the printed failover timeline
+   * says which step took the time.
    */
-  private static final Duration FRAMES_AGAIN_WITHIN = Duration.ofSeconds(15);
+  private static final Duration FRAMES_AGAIN_WITHIN = GOAL;
 
   /**
    * Small heaps and C1 only: five JVMs share two cores with the build; none of them needs more.

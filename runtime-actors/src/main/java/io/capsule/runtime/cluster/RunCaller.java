@@ -1,7 +1,5 @@
 package io.capsule.runtime.cluster;
 
-import com.fasterxml.jackson.annotation.JsonSubTypes;
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.capsule.config.diag.Code;
 import io.capsule.runtime.CapsuleSerializable;
 import io.capsule.runtime.RunRequest;
@@ -34,7 +32,9 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
  *   <li>{@code E-CLU-004} when events were lost on the way: the entity numbers what it sends each
  *       caller ({@code seq}, from 0 per caller and attempt), and a gap (Artery drops a message when
  *       its outbound queue is full, and says so only as a dead letter) ends the run for the caller
- *       and cancels it, rather than a {@link RunEvent.Finished} that looks complete.
+ *       and cancels it, rather than a {@link RunEvent.Finished} that looks complete. The outcome,
+ *       the last message, would leave no gap behind it: the entity sends it again until this caller
+ *       confirms it ({@link RunEntity.Settled}).
  * </ul>
  *
  * <p>Events of a parsed batch cross as one {@link Events} message, single ones as {@link Event}.
@@ -51,69 +51,17 @@ public final class RunCaller {
       implements Command, CapsuleSerializable {}
 
   /**
-   * An event of attempt {@code attempt}, the {@code seq}-th message of that attempt to this caller.
-   * The event's variant travels by name (its simple class name): {@code RunEvent} itself carries no
-   * type id, as its JSON form ({@code RunEventJson}) has none; a new variant must be listed here
-   * ({@code CrossNodeSerializationTest} fails until it is).
+   * An event of attempt {@code attempt}, the {@code seq}-th message of that attempt to this caller;
+   * its variant travels by name ({@link RunEventByName}).
    */
-  public record Event(
-      int attempt,
-      long seq,
-      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "@variant")
-          @JsonSubTypes({
-            @JsonSubTypes.Type(RunEvent.StateChanged.class),
-            @JsonSubTypes.Type(RunEvent.SessionStarted.class),
-            @JsonSubTypes.Type(RunEvent.TextDelta.class),
-            @JsonSubTypes.Type(RunEvent.TextCompleted.class),
-            @JsonSubTypes.Type(RunEvent.ThinkingDelta.class),
-            @JsonSubTypes.Type(RunEvent.ThinkingCompleted.class),
-            @JsonSubTypes.Type(RunEvent.ToolStarted.class),
-            @JsonSubTypes.Type(RunEvent.ToolProgress.class),
-            @JsonSubTypes.Type(RunEvent.ToolCalled.class),
-            @JsonSubTypes.Type(RunEvent.ToolResulted.class),
-            @JsonSubTypes.Type(RunEvent.BridgeCall.class),
-            @JsonSubTypes.Type(RunEvent.UsageUpdated.class),
-            @JsonSubTypes.Type(RunEvent.QuotaUpdated.class),
-            @JsonSubTypes.Type(RunEvent.SuggestedPrompt.class),
-            @JsonSubTypes.Type(RunEvent.Note.class),
-            @JsonSubTypes.Type(RunEvent.Retry.class),
-            @JsonSubTypes.Type(RunEvent.Warning.class),
-            @JsonSubTypes.Type(RunEvent.AttemptLost.class),
-            @JsonSubTypes.Type(RunEvent.Finished.class)
-          })
-          RunEvent event)
+  public record Event(int attempt, long seq, @RunEventByName RunEvent event)
       implements Command, CapsuleSerializable {}
 
   /**
    * A parsed batch's events of attempt {@code attempt}, in order, as one message: the {@code
    * seq}-th message of that attempt to this caller. Its elements travel as {@link Event}'s do.
    */
-  public record Events(
-      int attempt,
-      long seq,
-      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "@variant")
-          @JsonSubTypes({
-            @JsonSubTypes.Type(RunEvent.StateChanged.class),
-            @JsonSubTypes.Type(RunEvent.SessionStarted.class),
-            @JsonSubTypes.Type(RunEvent.TextDelta.class),
-            @JsonSubTypes.Type(RunEvent.TextCompleted.class),
-            @JsonSubTypes.Type(RunEvent.ThinkingDelta.class),
-            @JsonSubTypes.Type(RunEvent.ThinkingCompleted.class),
-            @JsonSubTypes.Type(RunEvent.ToolStarted.class),
-            @JsonSubTypes.Type(RunEvent.ToolProgress.class),
-            @JsonSubTypes.Type(RunEvent.ToolCalled.class),
-            @JsonSubTypes.Type(RunEvent.ToolResulted.class),
-            @JsonSubTypes.Type(RunEvent.BridgeCall.class),
-            @JsonSubTypes.Type(RunEvent.UsageUpdated.class),
-            @JsonSubTypes.Type(RunEvent.QuotaUpdated.class),
-            @JsonSubTypes.Type(RunEvent.SuggestedPrompt.class),
-            @JsonSubTypes.Type(RunEvent.Note.class),
-            @JsonSubTypes.Type(RunEvent.Retry.class),
-            @JsonSubTypes.Type(RunEvent.Warning.class),
-            @JsonSubTypes.Type(RunEvent.AttemptLost.class),
-            @JsonSubTypes.Type(RunEvent.Finished.class)
-          })
-          List<RunEvent> events)
+  public record Events(int attempt, long seq, @RunEventByName List<RunEvent> events)
       implements Command, CapsuleSerializable {
     public Events {
       events = List.copyOf(events);
@@ -255,7 +203,11 @@ public final class RunCaller {
     }
     nextSeq++;
     downstream.tell(e.event());
-    return e.event() instanceof RunEvent.Finished ? Behaviors.stopped() : same();
+    if (e.event() instanceof RunEvent.Finished) {
+      settled();
+      return Behaviors.stopped();
+    }
+    return same();
   }
 
   private Behavior<Command> onEvents(Events e) {
@@ -269,6 +221,7 @@ public final class RunCaller {
     for (RunEvent event : e.events()) {
       downstream.tell(event);
       if (event instanceof RunEvent.Finished) {
+        settled();
         return Behaviors.stopped();
       }
     }
@@ -289,8 +242,17 @@ public final class RunCaller {
             + attempt
             + ") were lost between the runner node and this node; the run was canceled";
     entity.tell(new RunEntity.Cancel("its events were lost on the way to its caller"));
+    settled();
     watched.ifPresent(ctx::unwatch);
     return finish(ClusterOutcomes.failed(request.taskId(), Code.E_CLU_004, message, took()));
+  }
+
+  /**
+   * Tells the entity this caller has its outcome, so it stops sending it again ({@link
+   * RunEntity.Settled}); to the entity's own ref, so a late one never makes a new incarnation.
+   */
+  private void settled() {
+    watched.ifPresent(e -> e.tell(new RunEntity.Settled(attempt, ctx.getSelf())));
   }
 
   private Behavior<Command> lost(String node, String reason) {

@@ -7,14 +7,9 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -28,7 +23,8 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
  * owner of the {@code CapsuleRun} that this node's runtime spawns. It tells each caller where it
  * lives ({@link RunCaller.Hosted}, so the caller watches it and learns of node loss), takes a run
  * slot from {@link NodeSlots}, starts the run, passes every event on, and passivates once the
- * outcome is delivered and every caller has {@link Sealed} its starts.
+ * outcome is delivered (and confirmed: {@link Settled}) and every caller has {@link Sealed} its
+ * starts.
  *
  * <p>Events cross to a caller as one message per parsed batch ({@link RunCaller.Events}, from the
  * run's {@code listenerBatches}) or per single event ({@link RunCaller.Event}), numbered per caller
@@ -83,6 +79,18 @@ public final class RunEntity {
     }
   }
 
+  /**
+   * {@code caller} has the outcome of {@code attempt} (or gave up on the run): the entity stops
+   * sending it again ({@link Callers} says why it does) and may passivate. Sent to the entity's own
+   * ref, not through sharding, so it never makes a new incarnation.
+   */
+  public record Settled(int attempt, ActorRef<RunCaller.Command> caller)
+      implements Command, CapsuleSerializable {
+    public Settled {
+      Objects.requireNonNull(caller, "caller");
+    }
+  }
+
   /** Sharding's stop message (passivation and hand-off): node-local, sent by the shard. */
   private record Stop() implements Command {}
 
@@ -96,7 +104,13 @@ public final class RunEntity {
 
   private record LingerElapsed() implements Command {}
 
+  private record ResendOutcomes() implements Command {}
+
   private static final Object SEAL_WAIT = "seal-wait";
+  private static final Object OUTCOME_RESEND = "outcome-resend";
+
+  /** How often an outcome no caller confirmed yet is sent again (until the linger ends). */
+  static final Duration RESEND_OUTCOME_EVERY = Duration.ofSeconds(1);
 
   /** The message sharding must use to stop this entity ({@code Entity.withStopMessage}). */
   public static Command stopMessage() {
@@ -109,13 +123,7 @@ public final class RunEntity {
   private final HostServices host;
   private final String taskId;
   private final long bornNanos = System.nanoTime();
-  private final Map<ActorRef<RunCaller.Command>, Integer> callers = new LinkedHashMap<>();
-
-  /** Per caller, the seq of the next message to it (of its attempt in {@code callers}). */
-  private final Map<ActorRef<RunCaller.Command>, long[]> nextSeq = new HashMap<>();
-
-  /** Callers that may still have a start on its way (they have not sealed). */
-  private final Set<ActorRef<RunCaller.Command>> unsealed = new HashSet<>();
+  private final Callers callers = new Callers();
 
   private boolean passivating;
   private RunRequest request;
@@ -225,6 +233,7 @@ public final class RunEntity {
     return Behaviors.receive(Command.class)
         .onMessage(Start.class, this::onLaterStart)
         .onMessage(Sealed.class, this::onSealed)
+        .onMessage(Settled.class, this::onSettled)
         .onMessage(
             FromRun.class,
             f -> {
@@ -240,7 +249,7 @@ public final class RunEntity {
             Cancel.class,
             c -> {
               host.runtime().tell(new CapsuleRuntime.CancelRun(taskId, c.reason()));
-              callers.forEach((caller, attempt) -> caller.tell(new RunCaller.CancelSeen(attempt)));
+              callers.cancelSeen();
               return Behaviors.same();
             })
         .onMessage(
@@ -289,10 +298,18 @@ public final class RunEntity {
             Start.class,
             s -> {
               join(s);
-              tell(s.caller(), s.attempt(), new RunEvent.Finished(outcome.orElseThrow()));
+              callers.tellOutcome(s.caller(), outcome.orElseThrow());
+              resendUntilSettled();
               return Behaviors.same();
             })
         .onMessage(Sealed.class, this::onSealed)
+        .onMessage(Settled.class, this::onSettled)
+        .onMessage(
+            ResendOutcomes.class,
+            r -> {
+              callers.resendOutcomes();
+              return Behaviors.same();
+            })
         .onMessage(Cancel.class, c -> Behaviors.same())
         .onMessage(FromRun.class, f -> Behaviors.same())
         .onMessage(FromRunBatch.class, f -> Behaviors.same())
@@ -316,24 +333,40 @@ public final class RunEntity {
 
   /** Adds the caller (or its newer attempt) and tells it where the run lives. */
   private void join(Start s) {
-    Integer before = callers.put(s.caller(), s.attempt());
-    if (before == null || before != s.attempt()) {
-      nextSeq.put(s.caller(), new long[1]); // a new caller or attempt counts from 0
-    }
-    unsealed.add(s.caller());
+    callers.join(s.caller(), s.attempt());
     s.caller().tell(new RunCaller.Hosted(s.attempt(), ctx.getSelf(), host.node()));
   }
 
   private Behavior<Command> onSealed(Sealed s) {
-    unsealed.remove(s.caller());
-    if (outcome.isPresent() && unsealed.isEmpty() && timers.isTimerActive(SEAL_WAIT)) {
-      passivate(); // the outcome is delivered and no start of any caller is on its way
-    }
+    callers.seal(s.caller());
+    passivateIfQuiet();
     return Behaviors.same();
   }
 
+  private Behavior<Command> onSettled(Settled s) {
+    callers.settle(s.caller(), s.attempt());
+    if (!callers.anyUnsettled()) {
+      timers.cancel(OUTCOME_RESEND);
+    }
+    passivateIfQuiet();
+    return Behaviors.same();
+  }
+
+  /** The outcome is delivered and confirmed, and no start of any caller is on its way. */
+  private void passivateIfQuiet() {
+    if (outcome.isPresent() && callers.quiet() && timers.isTimerActive(SEAL_WAIT)) {
+      passivate();
+    }
+  }
+
+  private void resendUntilSettled() {
+    if (callers.anyUnsettled() && !timers.isTimerActive(OUTCOME_RESEND)) {
+      timers.startTimerWithFixedDelay(OUTCOME_RESEND, new ResendOutcomes(), RESEND_OUTCOME_EVERY);
+    }
+  }
+
   private void publish(RunEvent e) {
-    callers.forEach((caller, attempt) -> tell(caller, attempt, e));
+    callers.publish(e);
   }
 
   /**
@@ -344,18 +377,8 @@ public final class RunEntity {
   static final int MAX_EVENTS_PER_MESSAGE = 64;
 
   private Behavior<Command> publishAll(FromRunBatch b) {
-    List<RunEvent> all = b.events();
-    for (int from = 0; from < all.size(); from += MAX_EVENTS_PER_MESSAGE) {
-      List<RunEvent> part = all.subList(from, Math.min(all.size(), from + MAX_EVENTS_PER_MESSAGE));
-      callers.forEach(
-          (caller, attempt) ->
-              caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part)));
-    }
+    callers.publishAll(b.events(), MAX_EVENTS_PER_MESSAGE);
     return Behaviors.same();
-  }
-
-  private void tell(ActorRef<RunCaller.Command> caller, int attempt, RunEvent e) {
-    caller.tell(new RunCaller.Event(attempt, nextSeq.get(caller)[0]++, e));
   }
 
   /**
@@ -365,9 +388,10 @@ public final class RunEntity {
    */
   private Behavior<Command> finish(RunOutcome o, boolean passivateWhenSealed) {
     outcome = Optional.of(o);
-    publish(new RunEvent.Finished(o));
+    callers.publishOutcome(o);
+    resendUntilSettled();
     if (passivateWhenSealed) {
-      if (unsealed.isEmpty()) {
+      if (callers.quiet()) {
         passivate();
       } else {
         timers.startSingleTimer(SEAL_WAIT, new LingerElapsed(), host.linger());
@@ -378,6 +402,7 @@ public final class RunEntity {
 
   private void passivate() {
     timers.cancel(SEAL_WAIT);
+    timers.cancel(OUTCOME_RESEND);
     if (!passivating) {
       passivating = true;
       shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
@@ -391,8 +416,7 @@ public final class RunEntity {
   }
 
   private void tellLost(String why) {
-    callers.forEach(
-        (caller, attempt) -> caller.tell(new RunCaller.Lost(attempt, host.node(), why)));
+    callers.lost(host.node(), why);
   }
 
   private Duration took() {

@@ -143,6 +143,7 @@ class CrossNodeSerializationTest {
             new RunEntity.Start(request, 2, caller),
             new RunEntity.Cancel("because"),
             new RunEntity.Sealed(1, caller),
+            new RunEntity.Settled(1, caller),
             new RunCaller.Hosted(1, entity, "pekko://app@127.0.0.1:2552"),
             new RunCaller.Event(1, 0, new RunEvent.Finished(outcome)),
             new RunCaller.Events(

@@ -124,6 +124,19 @@ class RunCallerTest {
   }
 
   @Test
+  void theCallerConfirmsItsOutcomeToTheEntityThatHostsIt() {
+    Rig rig = new Rig(0);
+    TestProbe<RunEntity.Command> entity = rig.hostedBy(1);
+    rig.caller.tell(
+        new RunCaller.Events(
+            1, 0, List.of(new RunEvent.Note("t1", "n"), new RunEvent.Finished(done()))));
+    rig.downstream.expectMessage(new RunEvent.Note("t1", "n"));
+    assertEquals(done(), rig.outcome());
+    entity.expectMessage(new RunEntity.Settled(1, rig.caller));
+    rig.sharding.expectNoMessage(Duration.ofMillis(100)); // its own ref, never through sharding
+  }
+
+  @Test
   void numberedSinglesAndBatchesInOrderReachDownstreamOneEventEach() {
     Rig rig = new Rig(0);
     rig.hostedBy(1);
@@ -141,7 +154,7 @@ class RunCallerTest {
   @Test
   void aMissingMessageEndsTheRunWithEventsLostAndCancelsItNeverAFinishedThatLooksComplete() {
     Rig rig = new Rig(0);
-    rig.hostedBy(1);
+    TestProbe<RunEntity.Command> entity = rig.hostedBy(1);
     rig.caller.tell(new RunCaller.Event(1, 0, new RunEvent.Note("t1", "a")));
     // messages 1 and 2 were dropped on the way (a full outbound queue)
     rig.caller.tell(new RunCaller.Events(1, 3, List.of(new RunEvent.Note("t1", "d"))));
@@ -158,6 +171,8 @@ class RunCallerTest {
             m instanceof RunEntity.Cancel
                 ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
                 : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    // It has its (failed) outcome: the entity need not keep sending it the run's.
+    entity.expectMessage(new RunEntity.Settled(1, rig.caller));
   }
 
   @Test

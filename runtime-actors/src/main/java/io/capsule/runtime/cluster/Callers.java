@@ -1,0 +1,131 @@
+package io.capsule.runtime.cluster;
+
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What a {@link RunEntity} knows of its callers: each one's attempt, the seq of its next message
+ * (per caller and attempt, from 0), which may still have a start on its way (not {@link
+ * RunEntity.Sealed}), and which have not confirmed their outcome ({@link RunEntity.Settled}).
+ *
+ * <p>Why the outcome is confirmed: Artery drops a message when its outbound queue is full. A
+ * dropped event shows as a gap in the seqs at the caller ({@code E-CLU-004}); a dropped {@link
+ * RunEvent.Finished} would show as nothing at all, since it is the last message: the entity would
+ * passivate, and the caller, seeing its entity stop without an outcome, would take the run for lost
+ * with its node ({@code E-CLU-001}) and, with retries left, run a finished task again. So the
+ * entity keeps each caller's outcome message, seq and all, and sends it again until the caller
+ * confirms it (or the linger ends).
+ *
+ * <p>Not thread-safe: the entity's own state, used only inside its behaviour.
+ */
+final class Callers {
+  private final Map<ActorRef<RunCaller.Command>, Integer> attempts = new LinkedHashMap<>();
+  private final Map<ActorRef<RunCaller.Command>, long[]> nextSeq = new HashMap<>();
+  private final Set<ActorRef<RunCaller.Command>> unsealed = new HashSet<>();
+
+  /** Per caller, its outcome message as sent, until the caller confirms it. */
+  private final Map<ActorRef<RunCaller.Command>, RunCaller.Event> unsettled = new HashMap<>();
+
+  /** Callers that confirmed an outcome of their attempt, or gave up on the run (a gap). */
+  private final Set<ActorRef<RunCaller.Command>> settled = new HashSet<>();
+
+  /**
+   * Adds {@code caller} (or its newer attempt, which counts its seqs from 0 again); it may still
+   * have starts on their way until it seals.
+   */
+  void join(ActorRef<RunCaller.Command> caller, int attempt) {
+    Integer before = attempts.put(caller, attempt);
+    if (before == null || before != attempt) {
+      nextSeq.put(caller, new long[1]);
+      unsettled.remove(caller);
+      settled.remove(caller);
+    }
+    unsealed.add(caller);
+  }
+
+  void seal(ActorRef<RunCaller.Command> caller) {
+    unsealed.remove(caller);
+  }
+
+  /**
+   * {@code caller} has its outcome for {@code attempt}, or gave up on the run before it (it found
+   * events missing): it is not sent the outcome again, nor kept waiting for.
+   */
+  void settle(ActorRef<RunCaller.Command> caller, int attempt) {
+    Integer current = attempts.get(caller);
+    if (current != null && current == attempt) {
+      unsettled.remove(caller);
+      settled.add(caller);
+    }
+  }
+
+  /** No caller may still send a start, and every one told of the outcome has confirmed it. */
+  boolean quiet() {
+    return unsealed.isEmpty() && unsettled.isEmpty();
+  }
+
+  boolean anyUnsettled() {
+    return !unsettled.isEmpty();
+  }
+
+  /** One event to every caller, numbered per caller. */
+  void publish(RunEvent e) {
+    attempts.forEach((caller, attempt) -> caller.tell(event(caller, attempt, e)));
+  }
+
+  /** Events of one batch to every caller, in messages of at most {@code max} events. */
+  void publishAll(List<RunEvent> all, int max) {
+    for (int from = 0; from < all.size(); from += max) {
+      List<RunEvent> part = all.subList(from, Math.min(all.size(), from + max));
+      attempts.forEach(
+          (caller, attempt) ->
+              caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part)));
+    }
+  }
+
+  /** The outcome to every caller, kept per caller until it confirms. */
+  void publishOutcome(RunOutcome outcome) {
+    attempts.keySet().forEach(caller -> tellOutcome(caller, outcome));
+  }
+
+  /**
+   * The outcome to one caller (a start after the outcome was known), kept until it confirms; to a
+   * caller that has one unconfirmed for the same attempt, that one again (a second seq would make
+   * the first, if it was dropped, look like a gap).
+   */
+  void tellOutcome(ActorRef<RunCaller.Command> caller, RunOutcome outcome) {
+    if (settled.contains(caller)) {
+      return;
+    }
+    RunCaller.Event sent =
+        unsettled.computeIfAbsent(
+            caller, c -> event(c, attempts.get(c), new RunEvent.Finished(outcome)));
+    caller.tell(sent);
+  }
+
+  /** Every outcome not confirmed yet, again, as it was first sent (the same seq). */
+  void resendOutcomes() {
+    unsettled.forEach(ActorRef::tell);
+  }
+
+  /** Tells every caller its attempt was seen canceled. */
+  void cancelSeen() {
+    attempts.forEach((caller, attempt) -> caller.tell(new RunCaller.CancelSeen(attempt)));
+  }
+
+  /** Tells every caller its attempt was lost with this node. */
+  void lost(String node, String why) {
+    attempts.forEach((caller, attempt) -> caller.tell(new RunCaller.Lost(attempt, node, why)));
+  }
+
+  private RunCaller.Event event(ActorRef<RunCaller.Command> caller, int attempt, RunEvent e) {
+    return new RunCaller.Event(attempt, nextSeq.get(caller)[0]++, e);
+  }
+}
