@@ -64,7 +64,10 @@ class ShardedSourceTest {
 
   @TempDir Path workRoot;
 
-  /** The harness reads a count n and prints "line 1" … "line n", then "end" (the turn's end). */
+  /**
+   * The harness reads a count n and prints "line 1" … "line n", then "end" (the turn's end); or
+   * reads "wide" and prints 20 lines of 30,000 characters and one of 1 MiB, then "end".
+   */
   static final class FloodDriver implements ProcessDriver {
     @Override
     public Description describe() {
@@ -85,7 +88,12 @@ class ShardedSourceTest {
     public LaunchResult launch(LaunchRequest request) {
       return new LaunchResult.Planned(
           new LaunchPlan(
-              List.of("-c", "read -r n; seq 1 \"$n\" | sed 's/^/line /'; echo end"),
+              List.of(
+                  "-c",
+                  "read -r n; if [ \"$n\" = wide ]; then"
+                      + " for i in $(seq 1 20); do head -c 30000 /dev/zero | tr '\\0' w; echo;"
+                      + " done; head -c 1048576 /dev/zero | tr '\\0' x; echo;"
+                      + " else seq 1 \"$n\" | sed 's/^/line /'; fi; echo end"),
               List.of(),
               List.of(),
               Optional.of((request.task() + "\n").getBytes(StandardCharsets.UTF_8)),
@@ -178,6 +186,37 @@ class ShardedSourceTest {
       assertEquals(expected, texts);
       assertEquals(new RunEvent.Finished(o), events.get(events.size() - 1));
       assertEquals(1, events.stream().filter(e -> e instanceof RunEvent.Finished).count());
+    }
+  }
+
+  @Test
+  void eventsTooLargeForOneRemoteMessageCrossNodesWhole() throws Exception {
+    try (CapsuleClusterKit cluster =
+        CapsuleClusterKit.start(List.of(Set.of(), Set.of("capsule-runner")))) {
+      CapsuleSharding caller = onNode(cluster.node(0));
+      onNode(cluster.node(1));
+      // Artery drops a message over its frame (256 KiB): these lines made a batch of 600,000
+      // characters and an event of 1 MiB, and the run failed with E-CLU-004. Batches are cut by
+      // size now, and an event too large alone crosses in parts.
+      Pair<RunHandle, CompletionStage<List<RunEvent>>> run =
+          caller
+              .source(RunRequest.of("flood-wide", new CapsuleRef.Registered("flood"), "wide"))
+              .toMat(Sink.seq(), Keep.both())
+              .run(cluster.node(0));
+      RunOutcome o = run.first().outcome().toCompletableFuture().get(120, TimeUnit.SECONDS);
+      assertEquals(RunStatus.DONE, o.status(), o.message());
+      List<String> texts =
+          run.second().toCompletableFuture().get(30, TimeUnit.SECONDS).stream()
+              .filter(e -> e instanceof RunEvent.TextCompleted)
+              .map(e -> ((RunEvent.TextCompleted) e).text())
+              .toList();
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        expected.add("w".repeat(30_000));
+      }
+      expected.add("x".repeat(1 << 20));
+      assertEquals(expected.size(), texts.size(), "every line once");
+      assertEquals(expected, texts);
     }
   }
 

@@ -109,7 +109,8 @@ public enum Code {
       "check that a node with the runner role (capsule.sharding.role) is up in the cluster"),
   E_CLU_004(
       "events of the run were lost between the runner node and the caller's node (the remote"
-          + " outbound queue overflowed); the run was canceled",
+          + " outbound queue overflowed), or one event was larger than a caller takes (64 MiB);"
+          + " the run was canceled",
       "start the task again; if it recurs, raise"
           + " pekko.remote.artery.advanced.outbound-message-queue-size or start the run on a runner"
           + " node"),

@@ -2,6 +2,8 @@ package io.capsule.runtime.cluster;
 
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -9,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.Serializers;
 
 /**
  * What a {@link RunEntity} knows of its callers: each one's attempt, the seq of its next message
@@ -23,6 +28,10 @@ import org.apache.pekko.actor.typed.ActorRef;
  * entity keeps each caller's outcome message, seq and all, and sends it again until the caller
  * confirms it (or the linger ends).
  *
+ * <p>Messages are cut by size as well as by count ({@link CrossingSize}): Artery drops a message
+ * over its frame size. One event too large for a message alone crosses in {@link RunCaller.Part}s,
+ * its serialized form cut in pieces, each numbered like any other message.
+ *
  * <p>Not thread-safe: the entity's own state, used only inside its behaviour.
  */
 final class Callers {
@@ -30,11 +39,21 @@ final class Callers {
   private final Map<ActorRef<RunCaller.Command>, long[]> nextSeq = new HashMap<>();
   private final Set<ActorRef<RunCaller.Command>> unsealed = new HashSet<>();
 
-  /** Per caller, its outcome message as sent, until the caller confirms it. */
-  private final Map<ActorRef<RunCaller.Command>, RunCaller.Event> unsettled = new HashMap<>();
+  /** Per caller, its outcome's message (or parts) as sent, until the caller confirms it. */
+  private final Map<ActorRef<RunCaller.Command>, List<RunCaller.Command>> unsettled =
+      new HashMap<>();
 
   /** Callers that confirmed an outcome of their attempt, or gave up on the run (a gap). */
   private final Set<ActorRef<RunCaller.Command>> settled = new HashSet<>();
+
+  private final Serialization serialization;
+
+  /**
+   * @param serialization this node's, for an event that crosses in parts
+   */
+  Callers(Serialization serialization) {
+    this.serialization = serialization;
+  }
 
   /**
    * Adds {@code caller} (or its newer attempt, which counts its seqs from 0 again); it may still
@@ -77,16 +96,37 @@ final class Callers {
 
   /** One event to every caller, numbered per caller. */
   void publish(RunEvent e) {
-    attempts.forEach((caller, attempt) -> caller.tell(event(caller, attempt, e)));
+    attempts.forEach((caller, attempt) -> single(caller, attempt, e).forEach(caller::tell));
   }
 
-  /** Events of one batch to every caller, in messages of at most {@code max} events. */
+  /**
+   * Events of one batch to every caller, in messages of at most {@code max} events and {@link
+   * CrossingSize#MESSAGE_CHARS} characters; an event larger than that alone goes in parts.
+   */
   void publishAll(List<RunEvent> all, int max) {
-    for (int from = 0; from < all.size(); from += max) {
-      List<RunEvent> part = all.subList(from, Math.min(all.size(), from + max));
+    int from = 0;
+    while (from < all.size()) {
+      int to = from;
+      long chars = 0;
+      while (to < all.size() && to - from < max) {
+        long next = CrossingSize.chars(all.get(to));
+        if (to > from && chars + next > CrossingSize.MESSAGE_CHARS) {
+          break;
+        }
+        chars += next;
+        to++;
+      }
+      List<RunEvent> part = all.subList(from, to);
+      boolean alone = part.size() == 1 && chars > CrossingSize.MESSAGE_CHARS;
       attempts.forEach(
-          (caller, attempt) ->
-              caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part)));
+          (caller, attempt) -> {
+            if (alone) {
+              single(caller, attempt, part.get(0)).forEach(caller::tell);
+            } else {
+              caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part));
+            }
+          });
+      from = to;
     }
   }
 
@@ -104,15 +144,14 @@ final class Callers {
     if (settled.contains(caller)) {
       return;
     }
-    RunCaller.Event sent =
-        unsettled.computeIfAbsent(
-            caller, c -> event(c, attempts.get(c), new RunEvent.Finished(outcome)));
-    caller.tell(sent);
+    unsettled
+        .computeIfAbsent(caller, c -> single(c, attempts.get(c), new RunEvent.Finished(outcome)))
+        .forEach(caller::tell);
   }
 
-  /** Every outcome not confirmed yet, again, as it was first sent (the same seq). */
+  /** Every outcome not confirmed yet, again, as it was first sent (the same seqs). */
   void resendOutcomes() {
-    unsettled.forEach(ActorRef::tell);
+    unsettled.forEach((caller, messages) -> messages.forEach(caller::tell));
   }
 
   /** Tells every caller its attempt was seen canceled. */
@@ -125,7 +164,28 @@ final class Callers {
     attempts.forEach((caller, attempt) -> caller.tell(new RunCaller.Lost(attempt, node, why)));
   }
 
-  private RunCaller.Event event(ActorRef<RunCaller.Command> caller, int attempt, RunEvent e) {
-    return new RunCaller.Event(attempt, nextSeq.get(caller)[0]++, e);
+  /** One event as the message(s) that carry it to {@code caller}, numbered. */
+  private List<RunCaller.Command> single(
+      ActorRef<RunCaller.Command> caller, int attempt, RunEvent e) {
+    if (CrossingSize.chars(e) <= CrossingSize.MESSAGE_CHARS) {
+      return List.of(new RunCaller.Event(attempt, nextSeq.get(caller)[0]++, e));
+    }
+    RunCaller.Event whole = new RunCaller.Event(attempt, -1, e);
+    Serializer serializer = serialization.findSerializerFor(whole);
+    String manifest = Serializers.manifestFor(serializer, whole);
+    byte[] bytes = serialization.serialize(whole).get();
+    List<RunCaller.Command> parts = new ArrayList<>();
+    for (int from = 0; from < bytes.length; from += CrossingSize.PART_BYTES) {
+      int to = Math.min(bytes.length, from + CrossingSize.PART_BYTES);
+      parts.add(
+          new RunCaller.Part(
+              attempt,
+              nextSeq.get(caller)[0]++,
+              serializer.identifier(),
+              manifest,
+              Arrays.copyOfRange(bytes, from, to),
+              to == bytes.length));
+    }
+    return parts;
   }
 }

@@ -5,16 +5,20 @@ import io.capsule.runtime.CapsuleSerializable;
 import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
+import java.io.ByteArrayOutputStream;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.serialization.SerializationExtension;
 
 /**
  * The caller's side of one sharded run, on the node that started it (any node): sends the start to
@@ -37,7 +41,8 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
  *       confirms it ({@link RunEntity.Settled}).
  * </ul>
  *
- * <p>Events of a parsed batch cross as one {@link Events} message, single ones as {@link Event}.
+ * <p>Events of a parsed batch cross as one {@link Events} message (cut by count and size), single
+ * ones as {@link Event}, one too large for a message in {@link Part}s.
  *
  * <p>Pekko delivers a remote entity's messages before its death notice, so an outcome sent just
  * before the entity passivated is never mistaken for a loss.
@@ -65,6 +70,51 @@ public final class RunCaller {
       implements Command, CapsuleSerializable {
     public Events {
       events = List.copyOf(events);
+    }
+  }
+
+  /**
+   * A piece of one event too large for one message (see {@link CrossingSize}): the {@code seq}-th
+   * message of attempt {@code attempt} to this caller. The pieces of one event are consecutive;
+   * together they are an {@link Event}'s bytes as {@code serializer} with {@code manifest} wrote
+   * them, and the {@code last} completes it.
+   */
+  public record Part(
+      int attempt, long seq, int serializer, String manifest, byte[] bytes, boolean last)
+      implements Command, CapsuleSerializable {
+    public Part {
+      Objects.requireNonNull(manifest, "manifest");
+      Objects.requireNonNull(bytes, "bytes");
+    }
+
+    /** By content, the bytes too (a record compares arrays by identity). */
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Part p
+          && attempt == p.attempt
+          && seq == p.seq
+          && serializer == p.serializer
+          && last == p.last
+          && manifest.equals(p.manifest)
+          && Arrays.equals(bytes, p.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(attempt, seq, serializer, manifest, last) * 31 + Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+      return "Part[attempt="
+          + attempt
+          + ", seq="
+          + seq
+          + ", "
+          + bytes.length
+          + " bytes, last="
+          + last
+          + "]";
     }
   }
 
@@ -97,6 +147,14 @@ public final class RunCaller {
   private final long bornNanos = System.nanoTime();
   private int attempt = 1;
   private long nextSeq; // of the current attempt's messages from its entity
+  private final ByteArrayOutputStream assembled = new ByteArrayOutputStream(); // an event's parts
+
+  /**
+   * The most bytes one event may take between nodes (in {@link Part}s): far above any event a
+   * harness line makes (a line is cut at 8 MiB), bounding what a caller buffers.
+   */
+  static final int MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
   private int retriesLeft;
   private boolean canceled;
   private Optional<ActorRef<RunEntity.Command>> watched = Optional.empty();
@@ -145,6 +203,7 @@ public final class RunCaller {
         .onMessage(Hosted.class, this::onHosted)
         .onMessage(Event.class, this::onEvent)
         .onMessage(Events.class, this::onEvents)
+        .onMessage(Part.class, this::onPart)
         .onMessage(Lost.class, l -> l.attempt() == attempt ? lost(l.node(), l.reason()) : same())
         .onMessage(
             EntityStopped.class,
@@ -228,19 +287,57 @@ public final class RunCaller {
     return same();
   }
 
+  private Behavior<Command> onPart(Part p) {
+    if (p.attempt() != attempt) {
+      return same();
+    }
+    if (p.seq() != nextSeq) {
+      return eventsLost(p.seq());
+    }
+    nextSeq++;
+    if (assembled.size() + (long) p.bytes().length > MAX_EVENT_BYTES) {
+      return failWithCancel(
+          "an event of the run (attempt "
+              + attempt
+              + ") is larger than the "
+              + MAX_EVENT_BYTES
+              + " bytes one event may take between nodes; the run was canceled");
+    }
+    assembled.writeBytes(p.bytes());
+    if (!p.last()) {
+      return same();
+    }
+    Object whole =
+        SerializationExtension.get(Adapter.toClassic(ctx.getSystem()))
+            .deserialize(assembled.toByteArray(), p.serializer(), p.manifest())
+            .get();
+    assembled.reset();
+    RunEvent event = ((Event) whole).event();
+    downstream.tell(event);
+    if (event instanceof RunEvent.Finished) {
+      settled();
+      return Behaviors.stopped();
+    }
+    return same();
+  }
+
   /**
    * Messages {@code nextSeq} to {@code seq - 1} of this attempt never came: the run's events are
    * incomplete, so its outcome would mislead. Cancel it (nobody gets its events) and fail.
    */
   private Behavior<Command> eventsLost(long seq) {
-    String message =
+    return failWithCancel(
         "messages "
             + nextSeq
             + " to "
             + (seq - 1)
             + " of the run's events (attempt "
             + attempt
-            + ") were lost between the runner node and this node; the run was canceled";
+            + ") were lost between the runner node and this node; the run was canceled");
+  }
+
+  /** The caller cannot have every event: cancel the run (nobody gets its events) and fail. */
+  private Behavior<Command> failWithCancel(String message) {
     entity.tell(new RunEntity.Cancel("its events were lost on the way to its caller"));
     settled();
     watched.ifPresent(ctx::unwatch);
@@ -266,6 +363,7 @@ public final class RunCaller {
         new RunEvent.AttemptLost(request.taskId(), attempt, node, Code.E_CLU_001.id(), message));
     attempt++;
     nextSeq = 0;
+    assembled.reset();
     retriesLeft--;
     sendStart();
     return same();

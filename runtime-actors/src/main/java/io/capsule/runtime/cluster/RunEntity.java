@@ -13,10 +13,12 @@ import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.serialization.SerializationExtension;
 
 /**
  * One task's run as a sharded entity (entity id = task id), hosted only on runner nodes: a thin
@@ -123,7 +125,7 @@ public final class RunEntity {
   private final HostServices host;
   private final String taskId;
   private final long bornNanos = System.nanoTime();
-  private final Callers callers = new Callers();
+  private final Callers callers;
 
   private boolean passivating;
   private RunRequest request;
@@ -144,6 +146,7 @@ public final class RunEntity {
       String taskId) {
     this.ctx = ctx;
     this.timers = timers;
+    this.callers = new Callers(SerializationExtension.get(Adapter.toClassic(ctx.getSystem())));
     this.shard = shard;
     this.host = host;
     this.taskId = taskId;
@@ -371,8 +374,9 @@ public final class RunEntity {
 
   /**
    * Most events in one {@link RunCaller.Events}: a batch (up to {@code batchMaxLines}, 256) is cut
-   * so that one message stays well under Artery's frame (256 KiB by default) for lines of a few
-   * KiB; a larger message is dropped by Artery, which the caller then reports as {@code E-CLU-004}.
+   * at this many events or {@link CrossingSize#MESSAGE_CHARS} characters, whichever comes first, so
+   * that one message stays well under Artery's frame (256 KiB by default), which drops a larger
+   * one; an event larger than that alone crosses in parts.
    */
   static final int MAX_EVENTS_PER_MESSAGE = 64;
 

@@ -8,13 +8,14 @@
  *   <li>A run is hosted only on a node with the runner role; one entity per task id in the cluster,
  *       so a start is idempotent by task id while its run lives ({@link
  *       io.capsule.runtime.cluster.RunEntity}). The entity passivates only after its outcome is
- *       delivered and each caller has sealed its starts, so a caller's repeated start never runs a
- *       finished task again.
+ *       delivered and confirmed (sent again until it is) and each caller has sealed its starts, so
+ *       a caller's repeated start never runs a finished task again.
  *   <li>The caller gets every event of the attempt it follows and exactly one {@code Finished}
  *       ({@link io.capsule.runtime.cluster.RunCaller}): the run's own outcome, node lost ({@code
  *       E-CLU-001}), no slot ({@code E-CLU-002}), no runner ({@code E-CLU-003}) or events lost
  *       between the nodes ({@code E-CLU-004}: the entity numbers its messages, the caller checks
- *       them).
+ *       them). Messages are cut by count and size to fit Artery's frame; an event too large for one
+ *       crosses in parts.
  *   <li>A node never hosts more runs than {@code capsule.run.max-concurrent} ({@link
  *       io.capsule.runtime.cluster.NodeSlots}, deciding with {@link
  *       io.capsule.runtime.cluster.SlotBook}); every wait for a slot is bounded.

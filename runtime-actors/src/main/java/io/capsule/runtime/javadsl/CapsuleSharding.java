@@ -43,11 +43,12 @@ import org.apache.pekko.stream.javadsl.Source;
  *       RunRequest#retryOnNodeLoss}), {@link RunEvent.AttemptLost} and the run again on another
  *       runner node; exactly one {@link RunEvent.Finished} either way.
  *   <li>No runner node answering within {@code capsule.sharding.start-timeout}: {@code E-CLU-003}.
- *   <li>Events cross nodes one message per parsed batch (at most 64 events), numbered; if Artery
+ *   <li>Events cross nodes one message per parsed batch (at most 64 events and a size under
+ *       Artery's frame; an event larger than that alone in numbered parts), numbered; if Artery
  *       drops one (its outbound queue, {@code
- *       pekko.remote.artery.advanced.outbound-message-queue-size}, was full, or a message outgrew
- *       its frame), the caller never gets an outcome that looks complete: the run is canceled and
- *       fails with {@code E-CLU-004}.
+ *       pekko.remote.artery.advanced.outbound-message-queue-size}, was full), the caller never gets
+ *       an outcome that looks complete: the run is canceled and fails with {@code E-CLU-004}. The
+ *       outcome is sent again until the caller confirms it.
  * </ul>
  *
  * <p>Every message between nodes is a record bound to Pekko's Jackson CBOR serializer. A capsule is

@@ -148,6 +148,7 @@ class CrossNodeSerializationTest {
             new RunCaller.Event(1, 0, new RunEvent.Finished(outcome)),
             new RunCaller.Events(
                 1, 1, List.of(new RunEvent.Note("t1", "n"), new RunEvent.Finished(outcome))),
+            new RunCaller.Part(1, 2, 33, "m", new byte[] {1, 2, 3}, true),
             new RunCaller.Lost(1, "pekko://app@127.0.0.1:2552", "left"),
             new RunCaller.CancelSeen(1),
             new CapsuleRuntime.StartRun(

@@ -10,13 +10,20 @@ import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.sharding.typed.testkit.javadsl.TestEntityRef;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -173,6 +180,76 @@ class RunCallerTest {
                 : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
     // It has its (failed) outcome: the entity need not keep sending it the run's.
     entity.expectMessage(new RunEntity.Settled(1, rig.caller));
+  }
+
+  /** {@code e} as the parts an entity sends, from {@code seq} on, of at most {@code size} bytes. */
+  private List<RunCaller.Part> parts(RunEvent e, long seq, int size) {
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(kit.system()));
+    RunCaller.Event whole = new RunCaller.Event(1, -1, e);
+    Serializer serializer = serialization.findSerializerFor(whole);
+    byte[] bytes = serialization.serialize(whole).get();
+    List<RunCaller.Part> parts = new ArrayList<>();
+    for (int from = 0; from < bytes.length; from += size) {
+      int to = Math.min(bytes.length, from + size);
+      parts.add(
+          new RunCaller.Part(
+              1,
+              seq++,
+              serializer.identifier(),
+              Serializers.manifestFor(serializer, whole),
+              Arrays.copyOfRange(bytes, from, to),
+              to == bytes.length));
+    }
+    return parts;
+  }
+
+  @Test
+  void anEventInPartsReachesDownstreamWholeOnceItsLastPartIsIn() {
+    Rig rig = new Rig(0);
+    rig.hostedBy(1);
+    RunEvent.TextCompleted big = new RunEvent.TextCompleted("t1", "x".repeat(300_000));
+    List<RunCaller.Part> parts = parts(big, 0, 100_000);
+    assertEquals(4, parts.size());
+    for (RunCaller.Part p : parts.subList(0, 3)) {
+      rig.caller.tell(p);
+    }
+    rig.downstream.expectNoMessage(Duration.ofMillis(100)); // not before the last part
+    rig.caller.tell(parts.get(3));
+    rig.downstream.expectMessage(big);
+    rig.caller.tell(new RunCaller.Event(1, 4, new RunEvent.Finished(done())));
+    assertEquals(done(), rig.outcome());
+  }
+
+  @Test
+  void aMissingPartEndsTheRunWithEventsLost() {
+    Rig rig = new Rig(0);
+    rig.hostedBy(1);
+    List<RunCaller.Part> parts =
+        parts(new RunEvent.TextCompleted("t1", "x".repeat(300_000)), 0, 100_000);
+    rig.caller.tell(parts.get(0));
+    rig.caller.tell(parts.get(2));
+    RunOutcome o = rig.outcome();
+    assertEquals(Optional.of("E-CLU-004"), o.code());
+    assertTrue(o.message().contains("messages 1 to 1"), o.message());
+  }
+
+  @Test
+  void anEventLargerThanACallerBuffersEndsTheRunAndCancelsIt() {
+    Rig rig = new Rig(0);
+    rig.hostedBy(1);
+    byte[] half = new byte[RunCaller.MAX_EVENT_BYTES / 2];
+    rig.caller.tell(new RunCaller.Part(1, 0, 1, "m", half, false));
+    rig.caller.tell(new RunCaller.Part(1, 1, 1, "m", half, false));
+    rig.caller.tell(new RunCaller.Part(1, 2, 1, "m", new byte[1], true));
+    RunOutcome o = rig.outcome();
+    assertEquals(Optional.of("E-CLU-004"), o.code());
+    assertTrue(o.message().contains("larger than the " + RunCaller.MAX_EVENT_BYTES), o.message());
+    rig.sharding.fishForMessage(
+        Duration.ofSeconds(3),
+        m ->
+            m instanceof RunEntity.Cancel
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
   }
 
   @Test

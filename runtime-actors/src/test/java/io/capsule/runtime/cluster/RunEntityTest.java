@@ -10,6 +10,7 @@ import io.capsule.runtime.RunRequest;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
 import io.capsule.runtime.javadsl.RunStatus;
+import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,9 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.serialization.SerializationExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -102,6 +105,42 @@ class RunEntityTest {
         rig.caller.receiveMessage());
     assertEquals(
         new RunCaller.Event(1, 3, new RunEvent.Finished(done())), rig.caller.receiveMessage());
+  }
+
+  @Test
+  void aBatchIsCutBySizeTooAndAnEventTooLargeForAMessageCrossesInNumberedParts() {
+    Rig rig = new Rig();
+    ActorRef<RunEvent> run = rig.running();
+    RunEvent.Note a = new RunEvent.Note("t1", "a".repeat(15_000));
+    RunEvent.Note b = new RunEvent.Note("t1", "b".repeat(15_000));
+    RunEvent.Note c = new RunEvent.Note("t1", "c".repeat(15_000));
+    RunEvent.Note big = new RunEvent.Note("t1", "é".repeat(150_000)); // ~300 KB of UTF-8
+    RunEvent.Note after = new RunEvent.Note("t1", "after");
+    rig.batches.tell(List.of(a, b, c, big, after));
+    run.tell(new RunEvent.Finished(done()));
+
+    // a and b fit one message of CrossingSize.MESSAGE_CHARS; c does not fit beside them
+    assertEquals(new RunCaller.Events(1, 0, List.of(a, b)), rig.caller.receiveMessage());
+    assertEquals(new RunCaller.Events(1, 1, List.of(c)), rig.caller.receiveMessage());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    long seq = 2;
+    RunCaller.Part part;
+    do {
+      part = rig.caller.expectMessageClass(RunCaller.Part.class);
+      assertEquals(seq++, part.seq(), "each part is numbered like any message");
+      assertTrue(part.bytes().length <= CrossingSize.PART_BYTES, "a part fits a frame");
+      bytes.writeBytes(part.bytes());
+    } while (!part.last());
+    assertTrue(seq >= 5, "300 KB make at least three parts: " + (seq - 2));
+    Object whole =
+        SerializationExtension.get(Adapter.toClassic(kit.system()))
+            .deserialize(bytes.toByteArray(), part.serializer(), part.manifest())
+            .get();
+    assertEquals(big, ((RunCaller.Event) whole).event());
+    assertEquals(new RunCaller.Events(1, seq, List.of(after)), rig.caller.receiveMessage());
+    assertEquals(
+        new RunCaller.Event(1, seq + 1, new RunEvent.Finished(done())),
+        rig.caller.receiveMessage());
   }
 
   private static RunOutcome done() {
