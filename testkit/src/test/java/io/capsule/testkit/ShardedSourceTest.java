@@ -155,69 +155,61 @@ class ShardedSourceTest {
     }
   }
 
-  @Test
-  void aShardedSourceEmitsEveryEventOnceInOrderAndCompletesAfterTheOutcome() throws Exception {
+  /**
+   * Runs {@code task} from a node without the runner role on one with it, as a source; checks the
+   * run is done and its outcome the stream's last event, once; returns the events.
+   */
+  private List<RunEvent> acrossTwoNodes(String taskId, String task) throws Exception {
     try (CapsuleClusterKit cluster =
         CapsuleClusterKit.start(List.of(Set.of(), Set.of("capsule-runner")))) {
       CapsuleSharding caller = onNode(cluster.node(0));
       onNode(cluster.node(1));
-      // Across nodes a parsed batch's events travel as one message (up to 64 events): with one
-      // message per event, this flood overflowed Artery's outbound queue (3072) and blocks of
-      // events were dropped while the outcome still arrived. Now a dropped message fails the run
-      // (E-CLU-004); here none is dropped.
-      int lines = Integer.getInteger("flood.lines", 18_000);
       Pair<RunHandle, CompletionStage<List<RunEvent>>> run =
           caller
-              .source(flood("flood-all", lines))
+              .source(RunRequest.of(taskId, new CapsuleRef.Registered("flood"), task))
               .toMat(Sink.seq(), Keep.both())
               .run(cluster.node(0));
       RunOutcome o = run.first().outcome().toCompletableFuture().get(120, TimeUnit.SECONDS);
       assertEquals(RunStatus.DONE, o.status(), o.message());
       List<RunEvent> events = run.second().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      List<String> texts =
-          events.stream()
-              .filter(e -> e instanceof RunEvent.TextCompleted)
-              .map(e -> ((RunEvent.TextCompleted) e).text())
-              .toList();
-      List<String> expected = new ArrayList<>();
-      for (int i = 1; i <= lines; i++) {
-        expected.add("line " + i);
-      }
-      assertEquals(expected, texts);
       assertEquals(new RunEvent.Finished(o), events.get(events.size() - 1));
       assertEquals(1, events.stream().filter(e -> e instanceof RunEvent.Finished).count());
+      return events;
     }
+  }
+
+  private static List<String> texts(List<RunEvent> events) {
+    return events.stream()
+        .filter(e -> e instanceof RunEvent.TextCompleted)
+        .map(e -> ((RunEvent.TextCompleted) e).text())
+        .toList();
+  }
+
+  @Test
+  void aShardedSourceEmitsEveryEventOnceInOrderAndCompletesAfterTheOutcome() throws Exception {
+    // Across nodes a parsed batch's events travel as one message (up to 64 events): with one
+    // message per event, this flood overflowed Artery's outbound queue (3072) and blocks of
+    // events were dropped while the outcome still arrived. Now a dropped message fails the run
+    // (E-CLU-004); here none is dropped.
+    int lines = Integer.getInteger("flood.lines", 18_000);
+    List<String> expected = new ArrayList<>();
+    for (int i = 1; i <= lines; i++) {
+      expected.add("line " + i);
+    }
+    assertEquals(expected, texts(acrossTwoNodes("flood-all", Integer.toString(lines))));
   }
 
   @Test
   void eventsTooLargeForOneRemoteMessageCrossNodesWhole() throws Exception {
-    try (CapsuleClusterKit cluster =
-        CapsuleClusterKit.start(List.of(Set.of(), Set.of("capsule-runner")))) {
-      CapsuleSharding caller = onNode(cluster.node(0));
-      onNode(cluster.node(1));
-      // Artery drops a message over its frame (256 KiB): these lines made a batch of 600,000
-      // characters and an event of 1 MiB, and the run failed with E-CLU-004. Batches are cut by
-      // size now, and an event too large alone crosses in parts.
-      Pair<RunHandle, CompletionStage<List<RunEvent>>> run =
-          caller
-              .source(RunRequest.of("flood-wide", new CapsuleRef.Registered("flood"), "wide"))
-              .toMat(Sink.seq(), Keep.both())
-              .run(cluster.node(0));
-      RunOutcome o = run.first().outcome().toCompletableFuture().get(120, TimeUnit.SECONDS);
-      assertEquals(RunStatus.DONE, o.status(), o.message());
-      List<String> texts =
-          run.second().toCompletableFuture().get(30, TimeUnit.SECONDS).stream()
-              .filter(e -> e instanceof RunEvent.TextCompleted)
-              .map(e -> ((RunEvent.TextCompleted) e).text())
-              .toList();
-      List<String> expected = new ArrayList<>();
-      for (int i = 0; i < 20; i++) {
-        expected.add("w".repeat(30_000));
-      }
-      expected.add("x".repeat(1 << 20));
-      assertEquals(expected.size(), texts.size(), "every line once");
-      assertEquals(expected, texts);
+    // Artery drops a message over its frame (256 KiB): the 1 MiB line's event was one, and the run
+    // failed with E-CLU-004. Batches are cut by size now, and an event too large alone crosses in
+    // parts.
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      expected.add("w".repeat(30_000));
     }
+    expected.add("x".repeat(1 << 20));
+    assertEquals(expected, texts(acrossTwoNodes("flood-wide", "wide")));
   }
 
   /** Asks for a few events, then never again; remembers how the stream ended. */

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -78,6 +79,16 @@ class RunCallerTest {
       return entity;
     }
 
+    /** A cancel reaches the entity through sharding (after any repeated starts). */
+    void expectCancel() {
+      sharding.fishForMessage(
+          Duration.ofSeconds(3),
+          m ->
+              m instanceof RunEntity.Cancel
+                  ? FishingOutcomes.complete()
+                  : FishingOutcomes.continueAndIgnore());
+    }
+
     RunOutcome outcome() {
       RunOutcome o = downstream.expectMessageClass(RunEvent.Finished.class).outcome();
       downstream.expectNoMessage(Duration.ofMillis(100));
@@ -106,12 +117,7 @@ class RunCallerTest {
     time.timePasses(RESEND);
     assertEquals(1, rig.start().attempt(), "the same attempt again");
     time.timePasses(START_TIMEOUT);
-    rig.sharding.fishForMessage(
-        Duration.ofSeconds(3),
-        m ->
-            m instanceof RunEntity.Cancel
-                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    rig.expectCancel();
     assertEquals(Optional.of("E-CLU-003"), rig.outcome().code());
   }
 
@@ -172,12 +178,7 @@ class RunCallerTest {
     assertEquals(Optional.of("E-CLU-004"), o.code());
     assertTrue(o.message().contains("messages 1 to 2"), o.message());
     assertTrue(o.message().contains("lost"), o.message());
-    rig.sharding.fishForMessage(
-        Duration.ofSeconds(3),
-        m ->
-            m instanceof RunEntity.Cancel
-                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    rig.expectCancel();
     // It has its (failed) outcome: the entity need not keep sending it the run's.
     entity.expectMessage(new RunEntity.Settled(1, rig.caller));
   }
@@ -244,12 +245,7 @@ class RunCallerTest {
     RunOutcome o = rig.outcome();
     assertEquals(Optional.of("E-CLU-004"), o.code());
     assertTrue(o.message().contains("larger than the " + RunCaller.MAX_EVENT_BYTES), o.message());
-    rig.sharding.fishForMessage(
-        Duration.ofSeconds(3),
-        m ->
-            m instanceof RunEntity.Cancel
-                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    rig.expectCancel();
   }
 
   @Test

@@ -79,6 +79,13 @@ class RunEntityTest {
     }
 
     ActorRef<List<RunEvent>> batches;
+
+    /** Passivation asked, and no outcome is sent again after it. */
+    void passivatesAndSendsNothingMore() {
+      shard.expectMessageClass(ClusterSharding.Passivate.class);
+      time.timePasses(RunEntity.RESEND_OUTCOME_EVERY.multipliedBy(3));
+      caller.expectNoMessage(Duration.ofMillis(100));
+    }
   }
 
   @Test
@@ -195,9 +202,7 @@ class RunEntityTest {
     rig.shard.expectNoMessage(Duration.ofMillis(100));
 
     rig.entity.tell(new RunEntity.Settled(1, rig.caller.ref()));
-    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
-    time.timePasses(RunEntity.RESEND_OUTCOME_EVERY.multipliedBy(3));
-    rig.caller.expectNoMessage(Duration.ofMillis(100));
+    rig.passivatesAndSendsNothingMore();
   }
 
   @Test
@@ -210,9 +215,7 @@ class RunEntityTest {
     rig.runtime.expectMessageClass(CapsuleRuntime.CancelRun.class);
     rig.caller.expectMessageClass(RunCaller.CancelSeen.class);
     run.tell(new RunEvent.Finished(done()));
-    rig.shard.expectMessageClass(ClusterSharding.Passivate.class);
-    time.timePasses(RunEntity.RESEND_OUTCOME_EVERY.multipliedBy(3));
-    rig.caller.expectNoMessage(Duration.ofMillis(100));
+    rig.passivatesAndSendsNothingMore();
   }
 
   @Test
