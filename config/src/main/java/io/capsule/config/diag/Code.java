@@ -108,9 +108,8 @@ public enum Code {
       "no runner node took the run within capsule.sharding.start-timeout",
       "check that a node with the runner role (capsule.sharding.role) is up in the cluster"),
   E_CLU_004(
-      "events of the run were lost between the runner node and the caller's node (the remote"
-          + " outbound queue overflowed), or one event was larger than a caller takes (64 MiB);"
-          + " the run was canceled",
+      "events of the run were lost between the runner's and the caller's nodes (Artery's outbound"
+          + " queue overflowed) or one was over 64 MiB; the run was canceled",
       "start the task again; if it recurs, raise"
           + " pekko.remote.artery.advanced.outbound-message-queue-size or start the run on a runner"
           + " node"),
