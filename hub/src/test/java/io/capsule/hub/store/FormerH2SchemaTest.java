@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An H2 file made by the schema the hub had before issue #12 (Pekko's: a composite primary key and
  * two unique indexes on {@code ordering}) still opens, writes and restores after today's migration,
- * which takes its redundant second index on {@code ordering} and nothing else.
+ * which takes its redundant second index on {@code ordering} and gives its identity the larger
+ * cache, and nothing else.
  */
 class FormerH2SchemaTest {
   @TempDir Path dir;
@@ -41,6 +42,7 @@ class FormerH2SchemaTest {
             "UNIQUE INDEX (ordering)"),
         HubStoreTest.journalIndexes(store),
         "the former schema, as a hub of then left it");
+    assertEquals(32, HubStoreTest.orderingCache(store), "H2's default");
     RunnerKey runner = new RunnerKey("p", "r-1");
     List<Entry> before = life(runner, "T-1", 5, true);
     withJournal(store, j -> writeAll(j, before)); // the former hub's history
@@ -50,6 +52,7 @@ class FormerH2SchemaTest {
     assertEquals(
         List.of("PRIMARY KEY (persistence_id, sequence_number)", "UNIQUE INDEX (ordering)"),
         HubStoreTest.journalIndexes(store));
+    assertEquals(8192, HubStoreTest.orderingCache(store));
 
     List<Entry> after = life(runner, "T-2", 5, true);
     withJournal(store, j -> writeAll(j, after));

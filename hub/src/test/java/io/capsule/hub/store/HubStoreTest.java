@@ -53,6 +53,7 @@ class HubStoreTest {
     assertEquals(
         List.of("PRIMARY KEY (ordering)", "UNIQUE INDEX (persistence_id, sequence_number)"),
         journalIndexes(store));
+    assertEquals(8192, orderingCache(store), "one sequence write per 8192 rows, not per 32");
   }
 
   @Test
@@ -92,6 +93,20 @@ class HubStoreTest {
     }
   }
 
+  /** How many values of {@code ordering}'s identity H2 keeps in memory between its writes. */
+  static long orderingCache(HubStore store) throws SQLException {
+    try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password());
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT IDENTITY_CACHE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA ="
+                        + " 'PUBLIC' AND TABLE_NAME = 'event_journal' AND COLUMN_NAME ="
+                        + " 'ordering'")) {
+      assertTrue(rs.next());
+      return rs.getLong(1);
+    }
+  }
+
   /** The journal table's indexes as "TYPE (columns)", sorted. */
   static List<String> journalIndexes(HubStore store) throws SQLException {
     Map<String, String> types = new TreeMap<>();
@@ -119,7 +134,7 @@ class HubStoreTest {
 
   @Test
   void everyBundledSchemaSplitsIntoWholeStatements() {
-    assertEquals(4, HubStore.statements("schema-h2.sql").size());
+    assertEquals(5, HubStore.statements("schema-h2.sql").size());
     for (String sql : HubStore.statements("schema-h2.sql")) {
       assertTrue(sql.contains(" IF NOT EXISTS ") || sql.contains(" IF EXISTS "), sql);
     }
