@@ -64,6 +64,52 @@ class HubStoreTest {
   }
 
   /**
+   * The identity's values kept in memory (CACHE 8192) are never handed out twice: across a clean
+   * stop, a stop that writes nothing more ({@code SHUTDOWN IMMEDIATELY}, as near a kill as H2 goes
+   * in one process) and the migration's ALTER at every start, each row's {@code ordering} is above
+   * the last one's, and every committed row is there.
+   */
+  @Test
+  void orderingKeepsRisingAcrossStopsAbruptStopsAndMigrations() throws Exception {
+    HubStore store = HubStore.h2File(dir);
+    int seq = 0;
+    for (boolean abrupt : new boolean[] {false, true, true, false}) {
+      store.migrate();
+      try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password());
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO \"event_journal\" (\"persistence_id\", \"sequence_number\","
+                      + " \"writer\", \"write_timestamp\", \"adapter_manifest\","
+                      + " \"event_payload\", \"event_ser_id\", \"event_ser_manifest\") VALUES"
+                      + " ('Task|t', ?, 'w', 1, '', X'00', 1, 'm')")) {
+        for (int i = 0; i < 10; i++) {
+          ps.setInt(1, ++seq);
+          ps.executeUpdate();
+        }
+        if (abrupt) {
+          c.createStatement().execute("SHUTDOWN IMMEDIATELY");
+        }
+      }
+    }
+    try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password());
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT \"sequence_number\", \"ordering\" FROM \"event_journal\" ORDER BY"
+                        + " \"sequence_number\"")) {
+      long last = 0;
+      int rows = 0;
+      while (rs.next()) {
+        rows++;
+        assertEquals(rows, rs.getLong(1), "every committed row is kept");
+        assertTrue(rs.getLong(2) > last, "ordering " + rs.getLong(2) + " after " + last);
+        last = rs.getLong(2);
+      }
+      assertEquals(seq, rows);
+    }
+  }
+
+  /**
    * Inserts an event of {@code Task|t} at sequence number 1 and then another: the second must be
    * refused by the store's unique constraint (SQLSTATE 23505), as the JDBC journal relies on when
    * two writers race for a task, and the first must be kept.
