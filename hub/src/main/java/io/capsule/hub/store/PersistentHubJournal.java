@@ -14,6 +14,7 @@ import io.capsule.protocol.frame.SequencedFrame;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -158,10 +159,19 @@ public final class PersistentHubJournal implements HubJournal {
   @Override
   public CompletionStage<Void> appendAllAsync(List<Entry> entries) {
     Map<String, List<TaskEvent>> byTask = new LinkedHashMap<>();
+    // A write holds hundreds of entries of a few tasks: each (project, wire id) pair's list is
+    // found once (its entity id built once), then by two strings whose hashes they keep.
+    Map<WireTask, List<TaskEvent>> byWire = new HashMap<>();
     for (Entry e : entries) {
-      // Every attempt of a task in the task's entity: one history, its event ids running on.
-      String id = TaskEntity.entityId(e.runner().projectId(), Attempt.taskOf(e.frame().taskId()));
-      byTask.computeIfAbsent(id, k -> new ArrayList<>()).add(event(e));
+      WireTask w = new WireTask(e.runner().projectId(), e.frame().taskId());
+      List<TaskEvent> events = byWire.get(w);
+      if (events == null) {
+        // Every attempt of a task in the task's entity: one history, its event ids running on.
+        String id = TaskEntity.entityId(w.projectId(), Attempt.taskOf(w.wireId()));
+        events = byTask.computeIfAbsent(id, k -> new ArrayList<>());
+        byWire.put(w, events);
+      }
+      events.add(event(e));
     }
     CompletableFuture<?>[] writes = new CompletableFuture<?>[byTask.size()];
     int i = 0;
@@ -210,6 +220,9 @@ public final class PersistentHubJournal implements HubJournal {
   public ActorSystem<?> system() {
     return system;
   }
+
+  /** A frame's task as it came: its project and its wire id (an attempt's, or the task's own). */
+  private record WireTask(String projectId, String wireId) {}
 
   static TaskEvent event(Entry e) {
     SequencedFrame f = e.frame();

@@ -202,7 +202,7 @@ class PersistentHubJournalTest {
   }
 
   /** A task's assign, {@code progress} progress frames and (if {@code report}) its report. */
-  private static List<Entry> life(RunnerKey runner, String task, int progress, boolean report) {
+  static List<Entry> life(RunnerKey runner, String task, int progress, boolean report) {
     List<Entry> h = JournalHistory.of(runner, task);
     List<Entry> out = new ArrayList<>();
     out.add(h.get(0));
@@ -217,7 +217,7 @@ class PersistentHubJournalTest {
   }
 
   /** Opens a journal on a fresh actor system over {@code store}, runs {@code body}, terminates. */
-  private static <T> T withJournal(HubStore store, Function<PersistentHubJournal, T> body) {
+  static <T> T withJournal(HubStore store, Function<PersistentHubJournal, T> body) {
     ActorTestKit kit =
         ActorTestKit.create(
             "journal",
@@ -233,7 +233,7 @@ class PersistentHubJournalTest {
     }
   }
 
-  private static void assertSameEntries(List<Entry> expected, List<Entry> actual) {
+  static void assertSameEntries(List<Entry> expected, List<Entry> actual) {
     assertEquals(expected.size(), actual.size(), "entries: " + actual);
     for (int i = 0; i < expected.size(); i++) {
       assertEquals(expected.get(i).runner(), actual.get(i).runner());
