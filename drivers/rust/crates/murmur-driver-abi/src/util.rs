@@ -9,6 +9,10 @@ pub const NOTE_MAX_CHARS: usize = 512;
 
 /// Cuts `s` to at most `max` characters (not bytes), never inside a character.
 pub fn cut_chars(s: &str, max: usize) -> &str {
+    // A character takes at least one byte: no longer than `max` bytes, nothing to cut.
+    if s.len() <= max {
+        return s;
+    }
     match s.char_indices().nth(max) {
         Some((i, _)) => &s[..i],
         None => s,
@@ -18,7 +22,12 @@ pub fn cut_chars(s: &str, max: usize) -> &str {
 /// A `note` for a line the driver does not understand, cut at [`NOTE_MAX_CHARS`].
 pub fn note_unreadable(prefix: &str, line: &str) -> Event {
     let budget = NOTE_MAX_CHARS.saturating_sub(prefix.chars().count());
-    Event::Note(format!("{}{}", prefix, cut_chars(line, budget)))
+    let kept = cut_chars(line, budget);
+    // Not `format!`: its machinery cost more than the copies on a line that is only being noted.
+    let mut note = String::with_capacity(prefix.len() + kept.len());
+    note.push_str(prefix);
+    note.push_str(kept);
+    Event::Note(note)
 }
 
 /// The first non-empty trimmed line of `s`, without terminal control sequences, cut to `max`
