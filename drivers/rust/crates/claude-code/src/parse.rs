@@ -296,7 +296,7 @@ impl ClaudeParser {
                 Some("tool_use") => events.push(Event::ToolCall(ToolCallInfo {
                     id: str_field(block, "id").unwrap_or("").to_owned(),
                     name: self.tool_name(str_field(block, "name").unwrap_or("")),
-                    input: block.get("input").map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
+                    input: block.get("input").map(json_text).unwrap_or_else(|| "{}".to_owned()),
                 })),
                 Some("redacted_thinking") => {}
                 _ => events.push(note_unreadable("unknown assistant content: ", &block.to_string())),

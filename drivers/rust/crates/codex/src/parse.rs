@@ -193,7 +193,7 @@ impl CodexParser {
                     } else {
                         format!("{}/{}", server, tool)
                     };
-                    let input = item.arguments.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned());
+                    let input = item.arguments.get().map(json_text).unwrap_or_else(|| "{}".to_owned());
                     events.push(Event::ToolCall(ToolCallInfo { id, name, input }));
                 } else if completed {
                     let error = item.error.get().and_then(|e| e.message.as_str());
@@ -212,7 +212,7 @@ impl CodexParser {
                     events.push(Event::ToolCall(ToolCallInfo {
                         id,
                         name: "command_execution".to_owned(),
-                        input: input.to_string(),
+                        input: json_text(&input),
                     }));
                 } else if completed {
                     let exit = item.exit_code.as_i64();
@@ -239,7 +239,7 @@ impl CodexParser {
                     events.push(Event::ToolCall(ToolCallInfo {
                         id: id.clone(),
                         name: name.to_owned(),
-                        input: input.to_string(),
+                        input: json_text(&input),
                     }));
                     events.push(Event::ToolResult(ToolResultInfo {
                         id,

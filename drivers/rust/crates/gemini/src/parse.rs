@@ -128,7 +128,7 @@ impl GeminiParser {
                     } else {
                         strip_tool_prefix(name, &self.prefixes, &self.tools)
                     },
-                    input: v.parameters.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
+                    input: v.parameters.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
                 }));
                 true
             }

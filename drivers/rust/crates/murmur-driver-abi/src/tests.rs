@@ -269,3 +269,131 @@ mod small_blocks {
         }
     }
 }
+
+mod in_place {
+    use crate::lenient::*;
+    use crate::util::json_text;
+    use serde::de::MapAccess;
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    #[derive(Deserialize, Default, Debug, PartialEq)]
+    #[serde(default)]
+    struct Inner<'a> {
+        #[serde(borrow)]
+        n: Field<'a>,
+    }
+
+    /// The same members read by the derived visitor.
+    #[derive(Deserialize, Default, Debug, PartialEq)]
+    #[serde(default)]
+    struct Derived<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Field<'a>,
+        #[serde(borrow)]
+        a_longer_name: Field<'a>,
+        #[serde(borrow)]
+        inner: Member<Inner<'a>>,
+        whole: Json,
+    }
+
+    /// ... and in place.
+    #[derive(Default, Debug, PartialEq)]
+    struct InPlace<'a> {
+        kind: Field<'a>,
+        a_longer_name: Field<'a>,
+        inner: Member<Inner<'a>>,
+        whole: Json,
+    }
+
+    impl<'de> ReadInPlace<'de> for InPlace<'de> {
+        fn member_index(name: &str) -> Option<u32> {
+            if name_is(name, "type") {
+                Some(0)
+            } else if name_is(name, "a_longer_name") {
+                Some(1)
+            } else if name_is(name, "inner") {
+                Some(2)
+            } else if name_is(name, "whole") {
+                Some(3)
+            } else {
+                None
+            }
+        }
+
+        fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+            match index {
+                0 => self.kind = map.next_value()?,
+                1 => self.a_longer_name = map.next_value()?,
+                2 => self.inner = map.next_value()?,
+                _ => self.whole = map.next_value()?,
+            }
+            Ok(())
+        }
+    }
+
+    fn both(line: &str) -> (Option<InPlace>, Option<InPlace>) {
+        let derived = object_line::<Derived>(line)
+            .map(|d| InPlace { kind: d.kind, a_longer_name: d.a_longer_name, inner: d.inner, whole: d.whole });
+        let mut target = InPlace::default();
+        let in_place = if object_line_into(line, &mut target) { Some(target) } else { None };
+        (derived, in_place)
+    }
+
+    #[test]
+    fn reading_in_place_answers_as_the_derived_struct_on_every_kind_of_line() {
+        let lines = [
+            r#"{"type":"a","a_longer_name":1,"inner":{"n":2},"whole":{"x":[1,2.5,"é"]}}"#,
+            r#"  {"type":"a"}  "#,
+            r#"{"type":"a","type":"b"}"#,
+            r#"{"type":"a","ty\u0070e":"b"}"#,
+            r#"{"ty\u0070e":"escaped name"}"#,
+            r#"{"a_longer_name":"x","a_longer_name":"y"}"#,
+            r#"{"a_longer_nam":"near","a_longer_namf":"miss","typ":1,"types":2}"#,
+            r#"{"unknown":1,"unknown":2,"type":null}"#,
+            r#"{"inner":null,"whole":null}"#,
+            r#"{"inner":[1],"whole":1e400}"#,
+            r#"{"inner":{"n":1,"n":2}}"#,
+            r#"{"whole":{"k":1,"k":2}}"#,
+            r#"{"type":"a"} x"#,
+            r#"{"type":"a""#,
+            r#"["a"]"#,
+            r#""type""#,
+            r#"{}"#,
+            r#""#,
+            r#"{"type":"a\"b","deep":[[[[[[[[]]]]]]]]}"#,
+        ];
+        for line in lines {
+            let (derived, in_place) = both(line);
+            assert_eq!(derived, in_place, "on {}", line);
+        }
+        // Every line above that reads names a member that decides the outcome of another.
+        assert!(both(r#"{"type":"a","type":"b"}"#).1.is_none());
+        assert_eq!(both(r#"{"ty\u0070e":"escaped name"}"#).1.unwrap().kind.as_str(), Some("escaped name"));
+    }
+
+    #[test]
+    fn names_compare_equal_only_to_the_same_bytes() {
+        for (a, b, same) in [
+            ("type", "type", true),
+            ("typf", "type", false),
+            ("a_longer_name", "a_longer_name", true),
+            ("a_longer_namf", "a_longer_name", false),
+            ("b_longer_name", "a_longer_name", false),
+            ("", "", true),
+            ("ab", "abc", false),
+            ("exactly8", "exactly8", true),
+            ("exactly9", "exactly8", false),
+        ] {
+            assert_eq!(name_is(a, b), same, "{} vs {}", a, b);
+        }
+    }
+
+    #[test]
+    fn json_text_writes_what_to_string_writes() {
+        for text in [r#"{"b":1,"a":[true,null,2.5,-3,"é\n\"x\"\u0001"],"c":{}}"#, "1e300", r#""\ud83d\ude00""#, "[]"] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(json_text(&v), v.to_string());
+        }
+    }
+}

@@ -88,6 +88,12 @@ pub fn strip_controls(s: &str) -> String {
     out
 }
 
+/// `v` as compact JSON text, exactly as `v.to_string()` writes it, without going through
+/// `core::fmt` for every token (that machinery was most of the cost of a tool call's input).
+pub fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| v.to_string())
+}
+
 pub fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
