@@ -21,8 +21,12 @@ pub fn cut_chars(s: &str, max: usize) -> &str {
 
 /// A `note` for a line the driver does not understand, cut at [`NOTE_MAX_CHARS`].
 pub fn note_unreadable(prefix: &str, line: &str) -> Event {
-    let budget = NOTE_MAX_CHARS.saturating_sub(prefix.chars().count());
-    let kept = cut_chars(line, budget);
+    // Characters are at most bytes: a prefix and line within the limit in bytes need no count.
+    let kept = if prefix.len() + line.len() <= NOTE_MAX_CHARS {
+        line
+    } else {
+        cut_chars(line, NOTE_MAX_CHARS.saturating_sub(prefix.chars().count()))
+    };
     // Not `format!`: its machinery cost more than the copies on a line that is only being noted.
     let mut note = String::with_capacity(prefix.len() + kept.len());
     note.push_str(prefix);
