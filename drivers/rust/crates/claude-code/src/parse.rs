@@ -6,55 +6,93 @@
 //! reading gave (`value_parse`, kept as the tests' oracle). State that spans lines lives in
 //! [`ClaudeParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::lenient::{object_line, Arr, Field, Obj};
+use murmur_driver_abi::lenient::{name_is, object_line_into, Arr, Field, Obj, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::de::MapAccess;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The members of a line the driver reads, of every line type at once (each type reads its own).
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// The members of a line the driver reads, of every line type at once (each type reads its own),
+/// filled in place (`ReadInPlace`): a derived visitor would build and move the whole struct, several
+/// hundred bytes, for every line.
+#[derive(Default)]
 pub struct Line<'a> {
-    #[serde(rename = "type", borrow)]
     pub kind: Field<'a>,
-    #[serde(borrow)]
     pub subtype: Field<'a>,
-    #[serde(borrow)]
     pub session_id: Field<'a>,
-    #[serde(rename = "apiKeySource", borrow)]
     pub api_key_source: Field<'a>,
-    #[serde(borrow)]
     pub model: Field<'a>,
-    #[serde(borrow)]
     pub attempt: Field<'a>,
     /// A string on `api_retry`; on `assistant`, set when the message describes a failed request.
-    #[serde(borrow)]
     pub error: Field<'a>,
-    #[serde(borrow)]
     pub error_status: Field<'a>,
-    #[serde(borrow)]
     pub retry_delay_ms: Field<'a>,
-    #[serde(borrow)]
     pub parent_tool_use_id: Field<'a>,
-    #[serde(borrow)]
     pub event: Obj<StreamEvent<'a>>,
     pub message: Obj<Message>,
-    #[serde(borrow)]
     pub usage: Obj<UsageJson<'a>>,
-    #[serde(borrow)]
     pub result: Field<'a>,
-    #[serde(borrow)]
     pub is_error: Field<'a>,
-    #[serde(borrow)]
     pub api_error_status: Field<'a>,
-    #[serde(borrow)]
     pub terminal_reason: Field<'a>,
-    #[serde(borrow)]
     pub errors: Arr<Field<'a>>,
-    #[serde(borrow)]
     pub rate_limit_info: Obj<RateLimitInfo<'a>>,
+}
+
+impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        // By length first: one comparison per name at most.
+        let index = match name.len() {
+            4 if name_is(name, "type") => 0,
+            5 if name_is(name, "model") => 4,
+            5 if name_is(name, "error") => 6,
+            5 if name_is(name, "event") => 10,
+            5 if name_is(name, "usage") => 12,
+            6 if name_is(name, "result") => 13,
+            6 if name_is(name, "errors") => 17,
+            7 if name_is(name, "subtype") => 1,
+            7 if name_is(name, "attempt") => 5,
+            7 if name_is(name, "message") => 11,
+            8 if name_is(name, "is_error") => 14,
+            10 if name_is(name, "session_id") => 2,
+            12 if name_is(name, "apiKeySource") => 3,
+            12 if name_is(name, "error_status") => 7,
+            14 if name_is(name, "retry_delay_ms") => 8,
+            15 if name_is(name, "terminal_reason") => 16,
+            15 if name_is(name, "rate_limit_info") => 18,
+            16 if name_is(name, "api_error_status") => 15,
+            18 if name_is(name, "parent_tool_use_id") => 9,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            1 => self.subtype = map.next_value()?,
+            2 => self.session_id = map.next_value()?,
+            3 => self.api_key_source = map.next_value()?,
+            4 => self.model = map.next_value()?,
+            5 => self.attempt = map.next_value()?,
+            6 => self.error = map.next_value()?,
+            7 => self.error_status = map.next_value()?,
+            8 => self.retry_delay_ms = map.next_value()?,
+            9 => self.parent_tool_use_id = map.next_value()?,
+            10 => self.event = map.next_value()?,
+            11 => self.message = map.next_value()?,
+            12 => self.usage = map.next_value()?,
+            13 => self.result = map.next_value()?,
+            14 => self.is_error = map.next_value()?,
+            15 => self.api_error_status = map.next_value()?,
+            16 => self.terminal_reason = map.next_value()?,
+            17 => self.errors = map.next_value()?,
+            _ => self.rate_limit_info = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -178,10 +216,11 @@ impl ClaudeParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Line = match object_line(line) {
-            Some(v) => v,
-            None => return events.push(note_unreadable("unreadable claude line: ", line)),
-        };
+        let mut line_members = Line::default();
+        if !object_line_into(line, &mut line_members) {
+            return events.push(note_unreadable("unreadable claude line: ", line));
+        }
+        let v = &mut line_members;
         let understood = match v.kind.as_str() {
             Some("system") => self.system(v, events),
             Some("stream_event") => self.stream_event(v, events),
@@ -198,7 +237,7 @@ impl ClaudeParser {
         }
     }
 
-    fn system(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn system(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         match v.subtype.as_str() {
             Some("init") => {
                 let id = v.session_id.as_str().unwrap_or("");
@@ -208,14 +247,14 @@ impl ClaudeParser {
                     events.push(Event::SessionStarted(SessionInfo {
                         id,
                         auth: auth_of(v.api_key_source.as_str()),
-                        model: v.model.into_string(),
+                        model: v.model.take_string(),
                     }));
                 }
                 true
             }
             Some("api_retry") => {
                 let attempt = v.attempt.as_u64().unwrap_or(1).min(u32::MAX as u64) as u32;
-                events.push(Event::Retry(RetryInfo { attempt, reason: retry_reason(&v) }));
+                events.push(Event::Retry(RetryInfo { attempt, reason: retry_reason(v) }));
                 true
             }
             Some("status") | Some("thinking_tokens") => true,
@@ -223,12 +262,12 @@ impl ClaudeParser {
         }
     }
 
-    fn stream_event(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn stream_event(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         if v.parent_tool_use_id.is_set() {
             // A subagent's stream is the harness's internal work, not the agent's turn.
             return true;
         }
-        let event = match v.event.0 {
+        let event = match v.event.0.take() {
             Some(e) => e,
             None => return false,
         };
@@ -274,7 +313,7 @@ impl ClaudeParser {
         true
     }
 
-    fn assistant(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn assistant(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         if v.parent_tool_use_id.is_set() {
             return true;
         }
@@ -283,7 +322,7 @@ impl ClaudeParser {
             // the `result` line reports the same failure, classified.
             return true;
         }
-        let content = match v.message.0.and_then(|m| m.content.0) {
+        let content = match v.message.0.take().and_then(|m| m.content.0) {
             Some(c) => c,
             None => return false,
         };
@@ -296,7 +335,7 @@ impl ClaudeParser {
                 Some("tool_use") => events.push(Event::ToolCall(ToolCallInfo {
                     id: str_field(block, "id").unwrap_or("").to_owned(),
                     name: self.tool_name(str_field(block, "name").unwrap_or("")),
-                    input: block.get("input").map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
+                    input: block.get("input").map(json_text).unwrap_or_else(|| "{}".to_owned()),
                 })),
                 Some("redacted_thinking") => {}
                 _ => events.push(note_unreadable("unknown assistant content: ", &block.to_string())),
@@ -305,13 +344,13 @@ impl ClaudeParser {
         true
     }
 
-    fn user(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn user(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         if v.parent_tool_use_id.is_set() {
             return true;
         }
         // A user line's text (the task echoed, "[Request interrupted by user]") carries nothing
         // new; only tool results matter.
-        if let Some(content) = v.message.0.and_then(|m| m.content.0) {
+        if let Some(content) = v.message.0.take().and_then(|m| m.content.0) {
             for block in content.iter().filter(|b| str_field(b, "type") == Some("tool_result")) {
                 events.push(Event::ToolResult(ToolResultInfo {
                     id: str_field(block, "tool_use_id").unwrap_or("").to_owned(),
@@ -323,7 +362,7 @@ impl ClaudeParser {
         true
     }
 
-    fn result(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn result(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         if let Some(usage) = v.usage.get() {
             self.total = self.total.plus(usage_of(usage));
             events.push(Event::Usage(self.total));
@@ -332,7 +371,7 @@ impl ClaudeParser {
         true
     }
 
-    fn rate_limit(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn rate_limit(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         let window = match v.rate_limit_info.get().and_then(quota_window) {
             Some(w) => w,
             None => return false,
@@ -382,8 +421,8 @@ pub fn usage_of(usage: &UsageJson) -> Usage {
 /// Failures carry `subtype: "success"`, so the order is: `is_error`, then the HTTP status
 /// (401/403 auth, 429 quota), then `terminal_reason` (`aborted_*` canceled), then the subtype
 /// (`error_max_turns`), else a harness error.
-pub fn classify_result(v: Line) -> Event {
-    let text = string_or_empty(v.result);
+pub fn classify_result(v: &mut Line) -> Event {
+    let text = v.result.take_string().unwrap_or_default();
     if !v.is_error.as_bool().unwrap_or(false) {
         return Event::TurnEnd(text);
     }

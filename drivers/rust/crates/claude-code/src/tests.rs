@@ -82,6 +82,13 @@ fn twoturn_transcript_sums_usage_across_results_and_reports_one_session() {
     assert_eq!(events.iter().filter(|e| matches!(e, Event::SessionStarted(_))).count(), 1);
 }
 
+/// A line read into the driver's `Line` as `parse` reads it.
+fn parsed_line(line: &str) -> crate::parse::Line<'_> {
+    let mut v = crate::parse::Line::default();
+    assert!(murmur_driver_abi::lenient::object_line_into(line, &mut v), "unreadable: {}", line);
+    v
+}
+
 fn result_line(fields: &str) -> String {
     format!("{{\"type\":\"result\",{}}}", fields)
 }
@@ -100,7 +107,7 @@ fn result_classification_follows_status_then_terminal_reason_then_subtype() {
     ];
     for (fields, expected) in cases {
         let line = result_line(fields);
-        match (classify_result(murmur_driver_abi::lenient::object_line(&line).unwrap()), expected) {
+        match (classify_result(&mut parsed_line(&line)), expected) {
             (Event::TurnEnd(text), None) => assert_eq!(text, "ok"),
             (Event::TurnFailed(f), Some(kind)) => {
                 assert_eq!(f.kind, kind, "{}", fields);

@@ -6,30 +6,53 @@
 //! arguments and result) stays a `Value`, built only on the lines that carry it. State that spans
 //! lines lives in [`CodexParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::lenient::{object_line, Field, Json, Obj};
+use murmur_driver_abi::lenient::{name_is, object_line_into, Field, Json, Obj, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::de::MapAccess;
 use serde::Deserialize;
 use serde_json::Value;
 
 /// The members of a line the driver reads, of every line type at once.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// Filled in place (`ReadInPlace`), not built by a derived visitor and moved out for every line.
+#[derive(Default)]
 pub struct Line<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     thread_id: Field<'a>,
-    #[serde(borrow)]
     item: Obj<Item<'a>>,
-    #[serde(borrow)]
     usage: Obj<UsageJson<'a>>,
     /// An object on `turn.failed`.
-    #[serde(borrow)]
     error: Obj<ErrorJson<'a>>,
     /// A string on `error`.
-    #[serde(borrow)]
     message: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        // By length first: one comparison per name at most.
+        let index = match name.len() {
+            4 if name_is(name, "type") => 0,
+            4 if name_is(name, "item") => 2,
+            5 if name_is(name, "usage") => 3,
+            5 if name_is(name, "error") => 4,
+            7 if name_is(name, "message") => 5,
+            9 if name_is(name, "thread_id") => 1,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            1 => self.thread_id = map.next_value()?,
+            2 => self.item = map.next_value()?,
+            3 => self.usage = map.next_value()?,
+            4 => self.error = map.next_value()?,
+            _ => self.message = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -110,12 +133,13 @@ impl CodexParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Line = match object_line(line) {
-            Some(v) => v,
-            None => return events.push(note_unreadable("unreadable codex line: ", line)),
-        };
+        let mut line_members = Line::default();
+        if !object_line_into(line, &mut line_members) {
+            return events.push(note_unreadable("unreadable codex line: ", line));
+        }
+        let v = &mut line_members;
         let understood = match v.kind.as_str() {
-            Some("thread.started") => match v.thread_id.into_string() {
+            Some("thread.started") => match v.thread_id.take_string() {
                 Some(id) => {
                     // Codex does not say how it bills in its event stream.
                     events.push(Event::SessionStarted(SessionInfo { id, auth: "unknown".to_owned(), model: None }));
@@ -127,7 +151,7 @@ impl CodexParser {
                 self.last_message.clear();
                 true
             }
-            Some(phase @ ("item.started" | "item.updated" | "item.completed")) => match v.item.0 {
+            Some(phase @ ("item.started" | "item.updated" | "item.completed")) => match v.item.0.take() {
                 Some(item) => self.item(phase, item, line, events),
                 // Not an object: its type reads as absent, which no branch knows.
                 None => false,
@@ -152,7 +176,7 @@ impl CodexParser {
                 true
             }
             Some("error") => {
-                let message = string_or_empty(v.message);
+                let message = v.message.take_string().unwrap_or_default();
                 match reconnecting(&message) {
                     Some(retry) => events.push(Event::Retry(retry)),
                     // A fatal stream error; `turn.failed` follows with the same text.
@@ -193,7 +217,7 @@ impl CodexParser {
                     } else {
                         format!("{}/{}", server, tool)
                     };
-                    let input = item.arguments.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned());
+                    let input = item.arguments.get().map(json_text).unwrap_or_else(|| "{}".to_owned());
                     events.push(Event::ToolCall(ToolCallInfo { id, name, input }));
                 } else if completed {
                     let error = item.error.get().and_then(|e| e.message.as_str());
@@ -212,7 +236,7 @@ impl CodexParser {
                     events.push(Event::ToolCall(ToolCallInfo {
                         id,
                         name: "command_execution".to_owned(),
-                        input: input.to_string(),
+                        input: json_text(&input),
                     }));
                 } else if completed {
                     let exit = item.exit_code.as_i64();
@@ -239,7 +263,7 @@ impl CodexParser {
                     events.push(Event::ToolCall(ToolCallInfo {
                         id: id.clone(),
                         name: name.to_owned(),
-                        input: input.to_string(),
+                        input: json_text(&input),
                     }));
                     events.push(Event::ToolResult(ToolResultInfo {
                         id,

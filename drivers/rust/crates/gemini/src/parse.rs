@@ -6,47 +6,79 @@
 //! call's parameters stay a `Value`, built only on the lines that carry them. State that spans
 //! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::lenient::{object_line, Field, Json, Obj};
+use murmur_driver_abi::lenient::{name_is, object_line_into, Field, Json, Obj, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::de::MapAccess;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// The members of a line the driver reads, of every line type at once.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// Filled in place (`ReadInPlace`), not built by a derived visitor and moved out for every line.
+#[derive(Default)]
 pub struct Line<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     session_id: Field<'a>,
-    #[serde(borrow)]
     model: Field<'a>,
-    #[serde(borrow)]
     role: Field<'a>,
-    #[serde(borrow)]
     content: Field<'a>,
-    #[serde(borrow)]
     delta: Field<'a>,
-    #[serde(borrow)]
     tool_id: Field<'a>,
-    #[serde(borrow)]
     tool_name: Field<'a>,
     parameters: Json,
-    #[serde(borrow)]
     status: Field<'a>,
-    #[serde(borrow)]
     output: Field<'a>,
     /// An object on `tool_result` and `result`.
-    #[serde(borrow)]
     error: Obj<ErrorJson<'a>>,
-    #[serde(borrow)]
     severity: Field<'a>,
     /// A string on `error`.
-    #[serde(borrow)]
     message: Field<'a>,
-    #[serde(borrow)]
     stats: Obj<Stats<'a>>,
+}
+
+impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        // By length first: one comparison per name at most.
+        let index = match name.len() {
+            4 if name_is(name, "type") => 0,
+            4 if name_is(name, "role") => 3,
+            5 if name_is(name, "model") => 2,
+            5 if name_is(name, "delta") => 5,
+            5 if name_is(name, "error") => 11,
+            5 if name_is(name, "stats") => 14,
+            6 if name_is(name, "status") => 9,
+            6 if name_is(name, "output") => 10,
+            7 if name_is(name, "content") => 4,
+            7 if name_is(name, "tool_id") => 6,
+            7 if name_is(name, "message") => 13,
+            8 if name_is(name, "severity") => 12,
+            9 if name_is(name, "tool_name") => 7,
+            10 if name_is(name, "session_id") => 1,
+            10 if name_is(name, "parameters") => 8,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            1 => self.session_id = map.next_value()?,
+            2 => self.model = map.next_value()?,
+            3 => self.role = map.next_value()?,
+            4 => self.content = map.next_value()?,
+            5 => self.delta = map.next_value()?,
+            6 => self.tool_id = map.next_value()?,
+            7 => self.tool_name = map.next_value()?,
+            8 => self.parameters = map.next_value()?,
+            9 => self.status = map.next_value()?,
+            10 => self.output = map.next_value()?,
+            11 => self.error = map.next_value()?,
+            12 => self.severity = map.next_value()?,
+            13 => self.message = map.next_value()?,
+            _ => self.stats = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -82,11 +114,6 @@ pub struct GeminiParser {
     streaming: bool,
 }
 
-/// The string, or "" when absent or not a string, owned.
-fn string_or_empty(f: Field) -> String {
-    f.into_string().unwrap_or_default()
-}
-
 impl GeminiParser {
     pub fn for_bridge(bridge: Option<&Bridge>) -> GeminiParser {
         let mut parser = GeminiParser::default();
@@ -102,17 +129,18 @@ impl GeminiParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Line = match object_line(line) {
-            Some(v) => v,
-            None => return events.push(note_unreadable("unreadable gemini line: ", line)),
-        };
+        let mut line_members = Line::default();
+        if !object_line_into(line, &mut line_members) {
+            return events.push(note_unreadable("unreadable gemini line: ", line));
+        }
+        let v = &mut line_members;
         let understood = match v.kind.as_str() {
             Some("init") => {
                 events.push(Event::SessionStarted(SessionInfo {
-                    id: string_or_empty(v.session_id),
+                    id: v.session_id.take_string().unwrap_or_default(),
                     // Gemini CLI does not say how it bills in its event stream.
                     auth: "unknown".to_owned(),
-                    model: v.model.into_string(),
+                    model: v.model.take_string(),
                 }));
                 true
             }
@@ -122,13 +150,13 @@ impl GeminiParser {
                 self.message.clear();
                 let name = v.tool_name.as_str().unwrap_or("");
                 events.push(Event::ToolCall(ToolCallInfo {
-                    id: string_or_empty(v.tool_id),
+                    id: v.tool_id.take_string().unwrap_or_default(),
                     name: if self.prefixes.is_empty() {
                         name.to_owned()
                     } else {
                         strip_tool_prefix(name, &self.prefixes, &self.tools)
                     },
-                    input: v.parameters.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
+                    input: v.parameters.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
                 }));
                 true
             }
@@ -140,7 +168,7 @@ impl GeminiParser {
                     (_, Some(message)) => message.to_owned(),
                     (_, None) => String::new(),
                 };
-                events.push(Event::ToolResult(ToolResultInfo { id: string_or_empty(v.tool_id), output, is_error }));
+                events.push(Event::ToolResult(ToolResultInfo { id: v.tool_id.take_string().unwrap_or_default(), output, is_error }));
                 true
             }
             Some("error") => {
@@ -165,7 +193,7 @@ impl GeminiParser {
         }
     }
 
-    fn message(&mut self, v: Line, events: &mut Vec<Event>) -> bool {
+    fn message(&mut self, v: &mut Line, events: &mut Vec<Event>) -> bool {
         match v.role.as_str() {
             // The task echoed back.
             Some("user") => true,

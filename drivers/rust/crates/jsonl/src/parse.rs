@@ -3,47 +3,78 @@
 //! line, where building a `Value` tree allocated every key and string of every line. Members are
 //! read leniently (`murmur_driver_abi::lenient`): the events are those the `Value` reading gave
 //! (`value_parse`, kept as the tests' oracle). A tool call's input stays a `Value`, built only on
-//! the lines that carry it.
+//! the lines that carry it. The line's struct is filled in place (`ReadInPlace`), not built by a
+//! derived visitor and moved out: on lines this short the moves cost as much as the reading.
 
-use murmur_driver_abi::lenient::{object_line, Field, Json, Member};
+use murmur_driver_abi::lenient::{name_is, object_line_into, Field, Json, Member, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
+use serde::de::MapAccess;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// The members of a contract line, of every line type at once.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 pub struct Line<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     id: Field<'a>,
-    #[serde(borrow)]
     auth: Field<'a>,
-    #[serde(borrow)]
     model: Field<'a>,
-    #[serde(borrow)]
     text: Field<'a>,
-    #[serde(borrow)]
     name: Field<'a>,
     input: Json,
-    #[serde(borrow)]
     output: Field<'a>,
-    #[serde(borrow)]
     is_error: Field<'a>,
-    #[serde(borrow)]
     attempt: Field<'a>,
-    #[serde(borrow)]
     reason: Field<'a>,
     /// Absent, a `UsageSplit`, or something else: the last makes the line unknown.
-    #[serde(borrow)]
     usage: Member<UsageSplit<'a>>,
     /// The failure kind on `error`.
-    #[serde(rename = "kind", borrow)]
     error_kind: Field<'a>,
-    #[serde(borrow)]
     message: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        // By length first: one comparison per name at most.
+        let index = match name.len() {
+            2 if name_is(name, "id") => 0,
+            4 if name_is(name, "type") => 1,
+            4 if name_is(name, "auth") => 2,
+            4 if name_is(name, "text") => 3,
+            4 if name_is(name, "name") => 4,
+            4 if name_is(name, "kind") => 5,
+            5 if name_is(name, "model") => 6,
+            5 if name_is(name, "input") => 7,
+            5 if name_is(name, "usage") => 8,
+            6 if name_is(name, "output") => 9,
+            6 if name_is(name, "reason") => 10,
+            7 if name_is(name, "attempt") => 11,
+            7 if name_is(name, "message") => 12,
+            8 if name_is(name, "is_error") => 13,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.id = map.next_value()?,
+            1 => self.kind = map.next_value()?,
+            2 => self.auth = map.next_value()?,
+            3 => self.text = map.next_value()?,
+            4 => self.name = map.next_value()?,
+            5 => self.error_kind = map.next_value()?,
+            6 => self.model = map.next_value()?,
+            7 => self.input = map.next_value()?,
+            8 => self.usage = map.next_value()?,
+            9 => self.output = map.next_value()?,
+            10 => self.reason = map.next_value()?,
+            11 => self.attempt = map.next_value()?,
+            12 => self.message = map.next_value()?,
+            _ => self.is_error = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 /// The wire's `UsageSplit`.
@@ -73,14 +104,14 @@ impl JsonlParser {
         if line.trim().is_empty() {
             return;
         }
-        let v: Line = match object_line(line) {
-            Some(v) => v,
-            None => return events.push(note_unreadable("unreadable jsonl line: ", line)),
-        };
+        let mut v = Line::default();
+        if !object_line_into(line, &mut v) {
+            return events.push(note_unreadable("unreadable jsonl line: ", line));
+        }
         // The line's events go straight into `events`: taken back if the line turns out unknown
         // or a second terminal one.
         let start = events.len();
-        if !translate(v, events) {
+        if !translate(&mut v, events) {
             events.truncate(start);
             return events.push(note_unreadable("unknown jsonl line: ", line));
         }
@@ -94,77 +125,119 @@ impl JsonlParser {
     }
 }
 
+/// A contract line's `type`.
+#[derive(Clone, Copy)]
+enum Kind {
+    Session,
+    Delta,
+    Text,
+    ThinkingDelta,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Retry,
+    Usage,
+    Note,
+    SuggestedPrompt,
+    Result,
+    Error,
+}
+
+impl Kind {
+    /// Compared with `name_is`, by length first: a `match` on the strings calls `memcmp` for each
+    /// candidate on wasm32.
+    fn of(kind: &str) -> Option<Kind> {
+        let k = match kind.len() {
+            4 if name_is(kind, "text") => Kind::Text,
+            4 if name_is(kind, "note") => Kind::Note,
+            5 if name_is(kind, "delta") => Kind::Delta,
+            5 if name_is(kind, "retry") => Kind::Retry,
+            5 if name_is(kind, "usage") => Kind::Usage,
+            5 if name_is(kind, "error") => Kind::Error,
+            6 if name_is(kind, "result") => Kind::Result,
+            7 if name_is(kind, "session") => Kind::Session,
+            8 if name_is(kind, "thinking") => Kind::Thinking,
+            9 if name_is(kind, "tool_call") => Kind::ToolCall,
+            11 if name_is(kind, "tool_result") => Kind::ToolResult,
+            14 if name_is(kind, "thinking_delta") => Kind::ThinkingDelta,
+            16 if name_is(kind, "suggested_prompt") => Kind::SuggestedPrompt,
+            _ => return None,
+        };
+        Some(k)
+    }
+}
+
 /// One contract line to its events, pushed onto `events`; `false` when the line is not part of
 /// the contract (then it may have pushed some: the caller takes them back).
-pub fn translate(v: Line, events: &mut Vec<Event>) -> bool {
-    let event = match v.kind.as_str() {
-        Some("session") => match v.id.into_string() {
+pub fn translate(v: &mut Line, events: &mut Vec<Event>) -> bool {
+    let event = match v.kind.as_str().and_then(Kind::of) {
+        Some(Kind::Session) => match v.id.take_string() {
             Some(id) => Event::SessionStarted(SessionInfo {
                 id,
-                auth: v.auth.into_string().unwrap_or_else(|| "unknown".to_owned()),
-                model: v.model.into_string(),
+                auth: v.auth.take_string().unwrap_or_else(|| "unknown".to_owned()),
+                model: v.model.take_string(),
             }),
             None => return false,
         },
-        Some("delta") => match v.text.into_string() {
+        Some(Kind::Delta) => match v.text.take_string() {
             Some(text) => Event::TextDelta(text),
             None => return false,
         },
-        Some("text") => match v.text.into_string() {
+        Some(Kind::Text) => match v.text.take_string() {
             Some(text) => Event::Text(text),
             None => return false,
         },
-        Some("thinking_delta") => match v.text.into_string() {
+        Some(Kind::ThinkingDelta) => match v.text.take_string() {
             Some(text) => Event::ThinkingDelta(text),
             None => return false,
         },
-        Some("thinking") => match v.text.into_string() {
+        Some(Kind::Thinking) => match v.text.take_string() {
             Some(text) => Event::Thinking(text),
             None => return false,
         },
-        Some("tool_call") => match (v.id.into_string(), v.name.into_string()) {
+        Some(Kind::ToolCall) => match (v.id.take_string(), v.name.take_string()) {
             (Some(id), Some(name)) => Event::ToolCall(ToolCallInfo {
                 id,
                 name,
-                input: v.input.get().map(Value::to_string).unwrap_or_else(|| "{}".to_owned()),
+                input: v.input.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
             }),
             _ => return false,
         },
-        Some("tool_result") => match v.id.into_string() {
+        Some(Kind::ToolResult) => match v.id.take_string() {
             Some(id) => Event::ToolResult(ToolResultInfo {
                 id,
-                output: v.output.into_string().unwrap_or_default(),
+                output: v.output.take_string().unwrap_or_default(),
                 is_error: v.is_error.as_bool().unwrap_or(false),
             }),
             None => return false,
         },
-        Some("retry") => Event::Retry(RetryInfo {
+        Some(Kind::Retry) => Event::Retry(RetryInfo {
             attempt: v.attempt.as_u64().unwrap_or(1).min(u32::MAX as u64) as u32,
-            reason: v.reason.into_string().unwrap_or_default(),
+            reason: v.reason.take_string().unwrap_or_default(),
         }),
-        Some("usage") => match v.usage.object() {
+        Some(Kind::Usage) => match v.usage.object() {
             Some(usage) => Event::Usage(usage_split(usage)),
             None => return false,
         },
-        Some("note") => match v.text.as_str() {
+        Some(Kind::Note) => match v.text.as_str() {
             Some(text) => Event::Note(cut_chars(text, NOTE_MAX_CHARS).to_owned()),
             None => return false,
         },
-        Some("suggested_prompt") => match v.text.into_string() {
+        Some(Kind::SuggestedPrompt) => match v.text.take_string() {
             Some(text) => Event::SuggestedPrompt(text),
             None => return false,
         },
-        Some("result") => {
+        Some(Kind::Result) => {
             match &v.usage {
                 Member::Absent => {}
                 Member::Object(usage) => events.push(Event::Usage(usage_split(usage))),
                 Member::Other => return false,
             }
-            Event::TurnEnd(v.text.into_string().unwrap_or_default())
+            Event::TurnEnd(v.text.take_string().unwrap_or_default())
         }
-        Some("error") => Event::failed(
+        Some(Kind::Error) => Event::failed(
             failure_kind(v.error_kind.as_str().unwrap_or("other")),
-            v.message.into_string().unwrap_or_else(|| "the program reported an error".to_owned()),
+            v.message.take_string().unwrap_or_else(|| "the program reported an error".to_owned()),
         ),
         _ => return false,
     };

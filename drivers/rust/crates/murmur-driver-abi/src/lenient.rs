@@ -83,6 +83,11 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// [`Field::into_string`] of the member, leaving `Null` in its place.
+    pub fn take_string(&mut self) -> Option<String> {
+        core::mem::take(self).into_string()
+    }
+
     pub fn as_u64(&self) -> Option<u64> {
         match self {
             Field::U64(n) => Some(*n),
@@ -396,4 +401,109 @@ pub fn object_line<'a, T: Deserialize<'a>>(line: &'a str) -> Option<T> {
         return None;
     }
     serde_json::from_str(line).ok()
+}
+
+/// A struct read in place, member by member, instead of through `#[derive(Deserialize)]`: the
+/// derived visitor keeps an `Option` of every member, fills the missing ones from a whole default
+/// struct and moves the finished struct out through `Result` and `Option`; for a line of a few
+/// dozen bytes those moves (each a `memory.copy` on wasm32) and the members' name comparisons cost
+/// about what serde_json's reading of the line does (issue #15, `jsonl`'s profile).
+///
+/// Reads as the derived struct with `#[serde(default)]` would: a member named twice fails the
+/// read; a member the struct does not name is skipped unread; a name with escapes is matched
+/// unescaped.
+pub trait ReadInPlace<'de> {
+    /// The index (below 64) of the member called `name`, or `None` to skip it.
+    fn member_index(name: &str) -> Option<u32>;
+    /// Reads member `index`'s value from `map` into `self`.
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error>;
+}
+
+struct NameSeed<T>(PhantomData<T>);
+
+impl<'de, T: ReadInPlace<'de>> de::DeserializeSeed<'de> for NameSeed<T> {
+    type Value = Option<u32>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<u32>, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de, T: ReadInPlace<'de>> Visitor<'de> for NameSeed<T> {
+    type Value = Option<u32>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<u32>, E> {
+        Ok(T::member_index(v))
+    }
+}
+
+struct InPlaceVisitor<'t, T>(&'t mut T);
+
+impl<'de, 't, T: ReadInPlace<'de>> Visitor<'de> for InPlaceVisitor<'t, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen: u64 = 0;
+        while let Some(name) = map.next_key_seed(NameSeed::<T>(PhantomData))? {
+            match name {
+                Some(index) => {
+                    let bit = 1u64 << index;
+                    if seen & bit != 0 {
+                        return Err(de::Error::custom("duplicate member"));
+                    }
+                    seen |= bit;
+                    self.0.read_member(index, &mut map)?;
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the JSON object `line` into `target` (see [`ReadInPlace`]); `false` for anything
+/// [`object_line`] refuses (then `target` may hold part of the line: reset it before reuse).
+pub fn object_line_into<'a, T: ReadInPlace<'a>>(line: &'a str, target: &mut T) -> bool {
+    if !line.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return false;
+    }
+    let mut d = serde_json::Deserializer::from_str(line);
+    d.deserialize_map(InPlaceVisitor(target)).is_ok() && d.end().is_ok()
+}
+
+/// Whether the member name `name` is `expected`, compared eight bytes at a time: `==` on short
+/// strings is a call to `memcmp` on wasm32 (a byte loop in guest code), and a line's every member
+/// name goes through [`ReadInPlace::member_index`].
+#[inline(always)]
+pub fn name_is(name: &str, expected: &str) -> bool {
+    let (a, b) = (name.as_bytes(), expected.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + 8 <= a.len() {
+        let x = u64::from_le_bytes([a[i], a[i + 1], a[i + 2], a[i + 3], a[i + 4], a[i + 5], a[i + 6], a[i + 7]]);
+        let y = u64::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7]]);
+        if x != y {
+            return false;
+        }
+        i += 8;
+    }
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }

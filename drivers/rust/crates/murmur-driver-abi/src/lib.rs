@@ -6,8 +6,14 @@
 
 pub mod json;
 pub mod lenient;
+pub mod small_alloc;
 pub mod types;
 pub mod util;
+
+/// Small blocks from free lists, the rest from the standard allocator (see `small_alloc`).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: small_alloc::SmallBlocks<std::alloc::System> = small_alloc::SmallBlocks::new(std::alloc::System);
 
 #[cfg(target_arch = "wasm32")]
 pub mod canon;

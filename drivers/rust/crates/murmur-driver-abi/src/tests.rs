@@ -54,6 +54,24 @@ fn cutting_counts_characters_not_bytes() {
 }
 
 #[test]
+fn cutting_at_the_boundary_keeps_exactly_max_characters() {
+    assert_eq!(cut_chars("ab", 2), "ab");
+    assert_eq!(cut_chars("abc", 2), "ab");
+    assert_eq!(cut_chars("éa", 2), "éa");
+    assert_eq!(cut_chars("éab", 2), "éa");
+    assert_eq!(cut_chars("", 0), "");
+    let line = "x".repeat(600);
+    match note_unreadable("p: ", &line) {
+        Event::Note(n) => assert_eq!(n, format!("p: {}", &line[..NOTE_MAX_CHARS - 3])),
+        other => panic!("{:?}", other),
+    }
+    match note_unreadable("p: ", "short") {
+        Event::Note(n) => assert_eq!(n, "p: short"),
+        other => panic!("{:?}", other),
+    }
+}
+
+#[test]
 fn first_and_last_lines_skip_blank_lines() {
     assert_eq!(first_line("\n  hello \nworld", 200), "hello");
     assert_eq!(last_line("a\nb\n\n", 200), "b");
@@ -148,4 +166,234 @@ fn lenient_members_answer_as_the_value_accessors_do() {
     assert_eq!(probe("{}").j.get(), None);
     assert_eq!(probe(r#"{"j":null}"#).j.get(), Some(&Value::Null));
     assert_eq!(probe(r#"{"j":{"b":1,"a":[true]}}"#).j.get().map(Value::to_string), Some(r#"{"b":1,"a":[true]}"#.to_owned()));
+}
+
+mod small_blocks {
+    use crate::small_alloc::{SmallBlocks, MAX_SMALL};
+    use std::alloc::{GlobalAlloc, Layout, System};
+
+    /// A block's bytes, written when it is allocated and checked when it is freed or grown.
+    struct Live {
+        ptr: *mut u8,
+        layout: Layout,
+        fill: u8,
+    }
+
+    fn check(live: &Live) {
+        for i in 0..live.layout.size() {
+            assert_eq!(unsafe { *live.ptr.add(i) }, live.fill, "block {:p} byte {} was overwritten", live.ptr, i);
+        }
+    }
+
+    fn fill(live: &Live) {
+        unsafe { live.ptr.write_bytes(live.fill, live.layout.size()) };
+    }
+
+    #[test]
+    fn blocks_of_every_size_keep_their_bytes_through_allocation_frees_and_growth() {
+        let heap = SmallBlocks::new(System);
+        let mut live: Vec<Live> = Vec::new();
+        // A fixed xorshift sequence: sizes across the small classes and beyond, alignments 1-32.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for step in 0..20_000u32 {
+            let r = next();
+            let fill_byte = (step % 251) as u8 + 1;
+            match r % 5 {
+                0 | 1 => {
+                    let size = 1 + (next() % (MAX_SMALL as u64 * 3)) as usize;
+                    let align = 1usize << (next() % 6);
+                    let layout = Layout::from_size_align(size, align).unwrap();
+                    let zeroed = r % 10 == 1;
+                    let ptr = unsafe { if zeroed { heap.alloc_zeroed(layout) } else { heap.alloc(layout) } };
+                    assert!(!ptr.is_null());
+                    assert_eq!(ptr as usize % align, 0, "misaligned block for {:?}", layout);
+                    if zeroed {
+                        assert!((0..size).all(|i| unsafe { *ptr.add(i) } == 0), "a zeroed block held bytes");
+                    }
+                    for other in &live {
+                        let (a, b) = (ptr as usize, other.ptr as usize);
+                        assert!(a + size <= b || b + other.layout.size() <= a, "blocks overlap");
+                    }
+                    let block = Live { ptr, layout, fill: fill_byte };
+                    fill(&block);
+                    live.push(block);
+                }
+                2 | 3 if !live.is_empty() => {
+                    let block = live.swap_remove((next() % live.len() as u64) as usize);
+                    check(&block);
+                    unsafe { heap.dealloc(block.ptr, block.layout) };
+                }
+                4 if !live.is_empty() => {
+                    let at = (next() % live.len() as u64) as usize;
+                    check(&live[at]);
+                    let new_size = 1 + (next() % (MAX_SMALL as u64 * 3)) as usize;
+                    let old = &live[at];
+                    let ptr = unsafe { heap.realloc(old.ptr, old.layout, new_size) };
+                    assert!(!ptr.is_null());
+                    let kept = old.layout.size().min(new_size);
+                    assert!((0..kept).all(|i| unsafe { *ptr.add(i) } == old.fill), "growth lost the contents");
+                    let block = Live { ptr, layout: Layout::from_size_align(new_size, old.layout.align()).unwrap(), fill: fill_byte };
+                    fill(&block);
+                    live[at] = block;
+                }
+                _ => {}
+            }
+        }
+        for block in live.drain(..) {
+            check(&block);
+            unsafe { heap.dealloc(block.ptr, block.layout) };
+        }
+    }
+
+    #[test]
+    fn a_freed_small_block_is_reused_for_its_size_class_only() {
+        let heap = SmallBlocks::new(System);
+        let small = Layout::from_size_align(40, 1).unwrap();
+        let same_class = Layout::from_size_align(48, 8).unwrap();
+        let other_class = Layout::from_size_align(49, 1).unwrap();
+        unsafe {
+            let a = heap.alloc(small);
+            heap.dealloc(a, small);
+            let b = heap.alloc(other_class);
+            assert_ne!(a, b, "a block went to another size class");
+            let c = heap.alloc(same_class);
+            assert_eq!(a, c, "the freed block of the class was not reused");
+            heap.dealloc(b, other_class);
+            heap.dealloc(c, same_class);
+        }
+    }
+}
+
+mod in_place {
+    use crate::lenient::*;
+    use crate::util::json_text;
+    use serde::de::MapAccess;
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    #[derive(Deserialize, Default, Debug, PartialEq)]
+    #[serde(default)]
+    struct Inner<'a> {
+        #[serde(borrow)]
+        n: Field<'a>,
+    }
+
+    /// The same members read by the derived visitor.
+    #[derive(Deserialize, Default, Debug, PartialEq)]
+    #[serde(default)]
+    struct Derived<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Field<'a>,
+        #[serde(borrow)]
+        a_longer_name: Field<'a>,
+        #[serde(borrow)]
+        inner: Member<Inner<'a>>,
+        whole: Json,
+    }
+
+    /// ... and in place.
+    #[derive(Default, Debug, PartialEq)]
+    struct InPlace<'a> {
+        kind: Field<'a>,
+        a_longer_name: Field<'a>,
+        inner: Member<Inner<'a>>,
+        whole: Json,
+    }
+
+    impl<'de> ReadInPlace<'de> for InPlace<'de> {
+        fn member_index(name: &str) -> Option<u32> {
+            if name_is(name, "type") {
+                Some(0)
+            } else if name_is(name, "a_longer_name") {
+                Some(1)
+            } else if name_is(name, "inner") {
+                Some(2)
+            } else if name_is(name, "whole") {
+                Some(3)
+            } else {
+                None
+            }
+        }
+
+        fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+            match index {
+                0 => self.kind = map.next_value()?,
+                1 => self.a_longer_name = map.next_value()?,
+                2 => self.inner = map.next_value()?,
+                _ => self.whole = map.next_value()?,
+            }
+            Ok(())
+        }
+    }
+
+    fn both(line: &str) -> (Option<InPlace>, Option<InPlace>) {
+        let derived = object_line::<Derived>(line)
+            .map(|d| InPlace { kind: d.kind, a_longer_name: d.a_longer_name, inner: d.inner, whole: d.whole });
+        let mut target = InPlace::default();
+        let in_place = if object_line_into(line, &mut target) { Some(target) } else { None };
+        (derived, in_place)
+    }
+
+    #[test]
+    fn reading_in_place_answers_as_the_derived_struct_on_every_kind_of_line() {
+        let lines = [
+            r#"{"type":"a","a_longer_name":1,"inner":{"n":2},"whole":{"x":[1,2.5,"é"]}}"#,
+            r#"  {"type":"a"}  "#,
+            r#"{"type":"a","type":"b"}"#,
+            r#"{"type":"a","ty\u0070e":"b"}"#,
+            r#"{"ty\u0070e":"escaped name"}"#,
+            r#"{"a_longer_name":"x","a_longer_name":"y"}"#,
+            r#"{"a_longer_nam":"near","a_longer_namf":"miss","typ":1,"types":2}"#,
+            r#"{"unknown":1,"unknown":2,"type":null}"#,
+            r#"{"inner":null,"whole":null}"#,
+            r#"{"inner":[1],"whole":1e400}"#,
+            r#"{"inner":{"n":1,"n":2}}"#,
+            r#"{"whole":{"k":1,"k":2}}"#,
+            r#"{"type":"a"} x"#,
+            r#"{"type":"a""#,
+            r#"["a"]"#,
+            r#""type""#,
+            r#"{}"#,
+            r#""#,
+            r#"{"type":"a\"b","deep":[[[[[[[[]]]]]]]]}"#,
+        ];
+        for line in lines {
+            let (derived, in_place) = both(line);
+            assert_eq!(derived, in_place, "on {}", line);
+        }
+        // Every line above that reads names a member that decides the outcome of another.
+        assert!(both(r#"{"type":"a","type":"b"}"#).1.is_none());
+        assert_eq!(both(r#"{"ty\u0070e":"escaped name"}"#).1.unwrap().kind.as_str(), Some("escaped name"));
+    }
+
+    #[test]
+    fn names_compare_equal_only_to_the_same_bytes() {
+        for (a, b, same) in [
+            ("type", "type", true),
+            ("typf", "type", false),
+            ("a_longer_name", "a_longer_name", true),
+            ("a_longer_namf", "a_longer_name", false),
+            ("b_longer_name", "a_longer_name", false),
+            ("", "", true),
+            ("ab", "abc", false),
+            ("exactly8", "exactly8", true),
+            ("exactly9", "exactly8", false),
+        ] {
+            assert_eq!(name_is(a, b), same, "{} vs {}", a, b);
+        }
+    }
+
+    #[test]
+    fn json_text_writes_what_to_string_writes() {
+        for text in [r#"{"b":1,"a":[true,null,2.5,-3,"é\n\"x\"\u0001"],"c":{}}"#, "1e300", r#""\ud83d\ude00""#, "[]"] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(json_text(&v), v.to_string());
+        }
+    }
 }

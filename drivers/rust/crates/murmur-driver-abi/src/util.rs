@@ -9,6 +9,10 @@ pub const NOTE_MAX_CHARS: usize = 512;
 
 /// Cuts `s` to at most `max` characters (not bytes), never inside a character.
 pub fn cut_chars(s: &str, max: usize) -> &str {
+    // A character takes at least one byte: no longer than `max` bytes, nothing to cut.
+    if s.len() <= max {
+        return s;
+    }
     match s.char_indices().nth(max) {
         Some((i, _)) => &s[..i],
         None => s,
@@ -17,8 +21,17 @@ pub fn cut_chars(s: &str, max: usize) -> &str {
 
 /// A `note` for a line the driver does not understand, cut at [`NOTE_MAX_CHARS`].
 pub fn note_unreadable(prefix: &str, line: &str) -> Event {
-    let budget = NOTE_MAX_CHARS.saturating_sub(prefix.chars().count());
-    Event::Note(format!("{}{}", prefix, cut_chars(line, budget)))
+    // Characters are at most bytes: a prefix and line within the limit in bytes need no count.
+    let kept = if prefix.len() + line.len() <= NOTE_MAX_CHARS {
+        line
+    } else {
+        cut_chars(line, NOTE_MAX_CHARS.saturating_sub(prefix.chars().count()))
+    };
+    // Not `format!`: its machinery cost more than the copies on a line that is only being noted.
+    let mut note = String::with_capacity(prefix.len() + kept.len());
+    note.push_str(prefix);
+    note.push_str(kept);
+    Event::Note(note)
 }
 
 /// The first non-empty trimmed line of `s`, without terminal control sequences, cut to `max`
@@ -77,6 +90,12 @@ pub fn strip_controls(s: &str) -> String {
         }
     }
     out
+}
+
+/// `v` as compact JSON text, exactly as `v.to_string()` writes it, without going through
+/// `core::fmt` for every token (that machinery was most of the cost of a tool call's input).
+pub fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| v.to_string())
 }
 
 pub fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
