@@ -61,7 +61,9 @@ import org.apache.pekko.stream.Materializer;
  * supervision: a restart would spawn the harness again.
  *
  * <p>Threading: process waits, pipe I/O, spawns and signals run on the I/O dispatcher; those
- * threads only send messages to this actor (or complete futures the actor created).
+ * threads only send messages to this actor (or complete futures the actor created). One signal is
+ * sent from the actor's thread: after the leader's exit, the {@code kill(2)} that finds its group
+ * empty ({@link GroupSignals#goneAfterExit}: a system call that never waits).
  *
  * <p>Over 400 lines because it is one actor over one process group, and a quarter of it is its
  * nested protocol (the events the run relies on, each with its contract). The parts with their own
@@ -397,6 +399,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         // before the listener hears the exit, since the run reports right after
         // (docs/run-semantics.md
         // §9: no process of the group outlives the run). PostStop's kill comes too late for that.
+        // Usually nothing is left: one kill(2) here says so, without the kill's round trip.
+        if (signals.goneAfterExit()) {
+          exit.groupFoundGone();
+          return maybeReportExit();
+        }
         startKill();
         return this;
       }
