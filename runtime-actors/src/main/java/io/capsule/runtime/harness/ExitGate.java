@@ -77,6 +77,14 @@ final class ExitGate {
     groupKilled = true;
   }
 
+  /**
+   * After {@link Next#KILL_GROUP}: the exited leader's group was found empty, so no kill is needed
+   * (it counts as killed: nothing of the group is left to outlive the report).
+   */
+  void groupFoundGone() {
+    groupKilled = true;
+  }
+
   Next next() {
     // Interrupt answers come before the exit, so the listener never waits for one after it.
     boolean drained = stderrDone && stdinWrites == 0 && signalsInFlight == 0;

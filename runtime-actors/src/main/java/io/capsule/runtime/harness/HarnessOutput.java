@@ -26,6 +26,8 @@ final class HarnessOutput {
   private final StderrTail stderr;
   // Oldest first; at most batchesInFlight long, since the pump waits for the oldest beyond that.
   private final Deque<CompletableFuture<Done>> pendingAcks = new ArrayDeque<>();
+  private long batchesReceived;
+  private long endsAfter = -1; // the pump's batch count at stdout's EOF, once it told it
   private boolean stdoutEnded;
 
   HarnessOutput(ActorRef<HarnessProcess.Event> listener, HarnessLimits limits) {
@@ -50,6 +52,10 @@ final class HarnessOutput {
       texts.add(line.text());
     }
     listener.tell(new HarnessProcess.Lines(texts));
+    batchesReceived++;
+    if (endsAfter >= 0 && batchesReceived >= endsAfter) {
+      end();
+    }
   }
 
   /**
@@ -64,13 +70,31 @@ final class HarnessOutput {
     }
   }
 
-  void onStdoutEnded() {
-    stdoutEnded = true;
-    listener.tell(new HarnessProcess.StdoutEnded());
+  /**
+   * stdout reached EOF after the pump sent {@code batches} batches on: {@link
+   * HarnessProcess.StdoutEnded} goes to the listener once that many have come (now, or with the
+   * last of them), before they are acknowledged: the listener may end the run while it handles
+   * them.
+   */
+  void onStdoutEof(long batches) {
+    endsAfter = batches;
+    if (batchesReceived >= endsAfter) {
+      end();
+    }
   }
 
-  boolean stdoutEnded() {
-    return stdoutEnded;
+  /**
+   * The stdout pump finished (every batch acknowledged) or failed: stdout has ended, if not yet.
+   */
+  void onStdoutDone() {
+    end();
+  }
+
+  private void end() {
+    if (!stdoutEnded) {
+      stdoutEnded = true;
+      listener.tell(new HarnessProcess.StdoutEnded());
+    }
   }
 
   void onStderrChunk(byte[] bytes, CompletableFuture<Done> ack) {

@@ -55,13 +55,16 @@ import org.apache.pekko.stream.Materializer;
  * inactivity); this actor owns only the drain bound after the exit: {@link Exited} waits until
  * stderr has ended and pending stdin writes have settled, or until that bound.
  *
- * <p>Lifecycle: it stops itself once it has sent both {@link Exited} and {@link StdoutEnded} (or
- * after {@link SpawnFailed}). On {@code PostStop} and {@code PreRestart} it kills the whole group
- * and closes the pipes, so no process of the group outlives it. Spawn it with the default (stop)
- * supervision: a restart would spawn the harness again.
+ * <p>Lifecycle: it stops itself once it has sent both {@link Exited} and {@link StdoutEnded} and
+ * its stdout pump has finished, every batch acknowledged (or after {@link SpawnFailed}). On {@code
+ * PostStop} and {@code PreRestart} it kills the whole group and closes the pipes, so no process of
+ * the group outlives it. Spawn it with the default (stop) supervision: a restart would spawn the
+ * harness again.
  *
  * <p>Threading: process waits, pipe I/O, spawns and signals run on the I/O dispatcher; those
- * threads only send messages to this actor (or complete futures the actor created).
+ * threads only send messages to this actor (or complete futures the actor created). One signal is
+ * sent from the actor's thread: after the leader's exit, the {@code kill(2)} that finds its group
+ * empty ({@link GroupSignals#goneAfterExit}: a system call that never waits).
  *
  * <p>Over 400 lines because it is one actor over one process group, and a quarter of it is its
  * nested protocol (the events the run relies on, each with its contract). The parts with their own
@@ -112,6 +115,9 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private record StdoutBatch(List<LineFramer.Line> lines, CompletableFuture<Done> ack)
       implements Command {}
+
+  /** stdout reached EOF after {@code batches} batches (the pump's {@code stdoutEnded}). */
+  private record StdoutEof(long batches, Throwable failure) implements Command {}
 
   private record StdoutDone(Throwable failure) implements Command {}
 
@@ -180,7 +186,10 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   /** A line of the next {@link Lines} was longer than the cap and was cut (for the trace). */
   public record LineCut(String note) implements Event {}
 
-  /** stdout reached EOF (or failed to read, which is logged); no more {@link Lines} follow. */
+  /**
+   * stdout reached EOF (or failed to read, which is logged); no more {@link Lines} follow. Sent
+   * right after the last {@link Lines}, before the listener has acknowledged it.
+   */
   public record StdoutEnded() implements Event {}
 
   /** Whether the last {@link Interrupt} reached the harness; sent before {@link Exited}. */
@@ -212,6 +221,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   private final GroupSignals signals;
 
   private Process process;
+  private boolean stdoutDone; // the pump finished: no acknowledgement is awaited any more
   private HarnessSpawn.Started started;
   private HarnessPumps pumps;
   private StdinPipe stdin;
@@ -260,6 +270,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         .onMessage(SpawnResult.class, this::onSpawnResult)
         .onMessage(StdoutBatch.class, this::onStdoutBatch)
         .onMessage(BatchHandled.class, m -> then(output::batchHandled))
+        .onMessage(StdoutEof.class, this::onStdoutEof)
         .onMessage(StdoutDone.class, this::onStdoutDone)
         .onMessage(StderrChunk.class, this::onStderrChunk)
         .onMessage(StderrDone.class, m -> onStderrDone())
@@ -321,6 +332,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             Materializer.matFromSystem(getContext().getSystem()),
             this::offerBatch,
             this::offerStderr);
+    getContext().pipeToSelf(pumps.stdoutEnded(), (n, failure) -> new StdoutEof(n, failure));
     getContext().pipeToSelf(pumps.stdoutDone(), (done, failure) -> new StdoutDone(failure));
     getContext().pipeToSelf(pumps.stderrDone(), (done, failure) -> new StderrDone());
     getContext().pipeToSelf(process.onExit(), (p, failure) -> new ProcessExited(p.exitValue()));
@@ -345,11 +357,23 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
     return this;
   }
 
+  /**
+   * The listener hears {@link StdoutEnded} once the batches before the EOF have come, without
+   * waiting for its own acknowledgements of them (a failed read is told by {@link StdoutDone}).
+   */
+  private Behavior<Command> onStdoutEof(StdoutEof eof) {
+    if (eof.failure() == null) {
+      output.onStdoutEof(eof.batches());
+    }
+    return this;
+  }
+
   private Behavior<Command> onStdoutDone(StdoutDone done) {
     if (done.failure() != null) {
       getContext().getLog().warn("reading the harness's stdout failed", done.failure());
     }
-    output.onStdoutEnded();
+    output.onStdoutDone();
+    stdoutDone = true;
     return maybeStop();
   }
 
@@ -397,6 +421,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         // before the listener hears the exit, since the run reports right after
         // (docs/run-semantics.md
         // §9: no process of the group outlives the run). PostStop's kill comes too late for that.
+        // Usually nothing is left: one kill(2) here says so, without the kill's round trip.
+        if (signals.goneAfterExit()) {
+          exit.groupFoundGone();
+          return maybeReportExit();
+        }
         startKill();
         return this;
       }
@@ -411,7 +440,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   }
 
   private Behavior<Command> maybeStop() {
-    return exit.reported() && output.stdoutEnded() ? Behaviors.stopped() : this;
+    // Not before the pump finished: the listener still acknowledges the batches it handles.
+    return exit.reported() && stdoutDone ? Behaviors.stopped() : this;
   }
 
   // --- stdin ---

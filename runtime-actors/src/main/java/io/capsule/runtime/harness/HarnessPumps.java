@@ -34,14 +34,15 @@ final class HarnessPumps {
 
   private final UniqueKillSwitch stdout;
   private final UniqueKillSwitch stderr;
+  private final CompletionStage<Long> stdoutEnded;
   private final CompletionStage<Done> stdoutDone;
   private final CompletionStage<Done> stderrDone;
 
   private HarnessPumps(
-      Pair<UniqueKillSwitch, CompletionStage<Done>> out,
-      Pair<UniqueKillSwitch, CompletionStage<Done>> err) {
-    this.stdout = out.first();
-    this.stdoutDone = out.second();
+      HarnessStreams.Stdout out, Pair<UniqueKillSwitch, CompletionStage<Done>> err) {
+    this.stdout = out.kill();
+    this.stdoutEnded = out.ended();
+    this.stdoutDone = out.done();
     this.stderr = err.first();
     this.stderrDone = err.second();
   }
@@ -57,7 +58,18 @@ final class HarnessPumps {
         HarnessStreams.stderr(process, limits, STDERR_CHUNK, chunks).run(materializer));
   }
 
-  /** Completes at stdout's EOF; fails when reading it failed. */
+  /**
+   * Completes at stdout's EOF once every batch is on its way to the delivery, with their number
+   * (the delivery may not have been called for the last ones yet); fails when reading failed or the
+   * pump was stopped first. See {@link HarnessStreams.Stdout}.
+   */
+  CompletionStage<Long> stdoutEnded() {
+    return stdoutEnded;
+  }
+
+  /**
+   * Completes at stdout's EOF, every batch delivered and acknowledged; fails when reading failed.
+   */
   CompletionStage<Done> stdoutDone() {
     return stdoutDone;
   }

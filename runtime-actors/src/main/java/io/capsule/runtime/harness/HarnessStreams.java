@@ -3,6 +3,7 @@ package io.capsule.runtime.harness;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.japi.Pair;
@@ -27,6 +28,18 @@ final class HarnessStreams {
   private HarnessStreams() {}
 
   /**
+   * What the stdout graph materializes.
+   *
+   * @param kill stops the stream (placed just before the sink)
+   * @param ended completes when stdout reached EOF and every batch was passed on towards {@code
+   *     deliver}, with how many batches that makes (fails when reading failed or the stream was
+   *     stopped first); unlike {@code done}, it does not wait for the last batches'
+   *     acknowledgements
+   * @param done completes when the stream has finished: every batch delivered and acknowledged
+   */
+  record Stdout(UniqueKillSwitch kill, CompletionStage<Long> ended, CompletionStage<Done> done) {}
+
+  /**
    * stdout → {@link LineFramer} → batches of whatever is ready → {@code deliver}, at most {@link
    * HarnessLimits#batchesInFlight()} batches delivered and not yet acknowledged (a batch is
    * acknowledged when the stage returned for it completes; the stages complete in delivery order).
@@ -37,13 +50,22 @@ final class HarnessStreams {
    * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text ({@link
    * LineBatches}); the lines travel through the framing and batching stages a pipe read at a time,
    * cut into pieces that each fit a batch, not one element per line.
+   *
+   * <p>The end of stdout is told twice ({@link Stdout}): {@code ended} once the batches are all on
+   * their way, with their count, so the owner can say "no more lines" as soon as it has received
+   * that many, without waiting for the listener to handle the last ones (a few hops through the
+   * actors and this stream at the end of every run); {@code done} once the stream has finished. The
+   * count is taken where the batches leave for the delivery, not in it: a stage may see the end of
+   * its input before the stage after it has taken the last element, so only the number sent on is
+   * sure. Materialize the graph once (the count is the graph's).
    */
-  static RunnableGraph<Pair<UniqueKillSwitch, CompletionStage<Done>>> stdout(
+  static RunnableGraph<Stdout> stdout(
       Process process,
       HarnessLimits limits,
       int chunkSize,
       Function<List<LineFramer.Line>, CompletionStage<Done>> deliver) {
     LineBatches weights = new LineBatches(limits.batchMaxLines(), limits.lineCapBytes());
+    AtomicLong sentOn = new AtomicLong();
     return pipe(process.getInputStream(), chunkSize, limits)
         .statefulMapConcat(
             () -> {
@@ -58,9 +80,15 @@ final class HarnessStreams {
               batch.addAll(piece.lines());
               return batch;
             })
+        .map(
+            batch -> {
+              sentOn.incrementAndGet();
+              return batch;
+            })
+        .watchTermination((read, end) -> end.thenApply(d -> sentOn.get()))
         .mapAsync(limits.batchesInFlight(), deliver::apply)
-        .viaMat(KillSwitches.single(), Keep.right())
-        .toMat(Sink.ignore(), Keep.both());
+        .viaMat(KillSwitches.single(), Keep.both())
+        .toMat(Sink.ignore(), (ended, done) -> new Stdout(ended.second(), ended.first(), done));
   }
 
   /**

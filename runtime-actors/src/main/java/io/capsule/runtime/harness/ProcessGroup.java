@@ -15,8 +15,10 @@ import java.util.OptionalLong;
  * signal a group (or to send SIGINT at all), so signals are a {@code kill(2)} system call with a
  * negative pid ({@link Posix}); membership is read from {@code /proc/<pid>/stat}.
  *
- * <p>Every method blocks (a system call, a wait, or reads {@code /proc}): call them on a blocking
- * dispatcher, never on an actor's thread.
+ * <p>Every method but {@link #signal} blocks (a wait, or reads {@code /proc}): call them on a
+ * blocking dispatcher, never on an actor's thread. {@link #signal} is one {@code kill(2)}, which
+ * queues the signal and returns at once: a harness actor makes it itself when its leader has exited
+ * ({@link GroupSignals#goneAfterExit}).
  */
 public final class ProcessGroup {
 

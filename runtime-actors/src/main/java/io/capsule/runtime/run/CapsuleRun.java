@@ -48,11 +48,11 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * The supervisor of one capsule run (docs/run-semantics.md §3–§9). It decides and routes; it never
  * parses and never does I/O on its own thread: the {@link RunPreparation} child resolves, plans and
  * probes, the {@link Driver} child parses, the {@link HarnessProcess} child owns the process group,
- * the {@link ProtocolSession} child reports, the {@link RunClosing} child cleans up and hands the
- * report over, file work runs on the blocking dispatcher. How the run ends is one pure decision,
- * {@link RunGate}: every fact goes to the gate and {@link #settle()} carries out what it says. The
- * run's own waits are timers ({@link Tick}), started and cancelled only here; the children that
- * wait own their bounds.
+ * the {@link ProtocolSession} child reports, the {@link RunClosing} child awaits the clean-up and
+ * hands the report over, file work runs on the blocking dispatcher. How the run ends is one pure
+ * decision, {@link RunGate}: every fact goes to the gate and {@link #settle()} carries out what it
+ * says. The run's own waits are timers ({@link Tick}), started and cancelled only here; the
+ * children that wait own their bounds.
  *
  * <p>One behavior per phase: {@linkplain #starting() starting} (the preparation, then start the
  * bridge, launch, apply the plan), {@linkplain #running() running} (the harness's output through
@@ -385,6 +385,7 @@ public final class CapsuleRun {
       onInterruptResult(ir.delivered());
     } else if (e instanceof HarnessProcess.Exited x) {
       exit = x;
+      removeFilesNow();
       timers.cancel(Tick.INACTIVITY);
       timers.cancel(Tick.TERMINAL_GRACE);
       timers.cancel(Tick.INTERRUPT_GRACE);
@@ -407,6 +408,20 @@ public final class CapsuleRun {
       journal.harnessNote(sf.diagnostic().message());
     }
     return settle();
+  }
+
+  /**
+   * The harness's group is gone ({@link HarnessProcess.Exited} comes only after its kill), so
+   * nothing reads the files directory any more: its removal starts now, off this thread, while the
+   * run still waits for stdout's end or the driver's classification, instead of on the way to the
+   * report. The clean-up's own removal then waits for this one ({@link AppliedLaunch#close} is
+   * idempotent and synchronized), so the report still follows the directory's removal.
+   */
+  private void removeFilesNow() {
+    AppliedLaunch a = applied;
+    if (a != null) {
+      CompletableFuture.runAsync(() -> RunEnd.removeFiles(a), blocking);
+    }
   }
 
   /** Output after the journal was handed over: acknowledged, so the output keeps draining. */
@@ -666,7 +681,13 @@ public final class CapsuleRun {
     RunLog.finished(outcome);
     journal.phase(RunPhase.FINISHED);
     start.runtime().tell(RunEnd.ended(start.request(), spawned, sessionId, outcome));
-    // The journal and the plan go to the closing child: this actor writes nothing more.
+    // The clean-up starts here, so it runs while the closing child starts; the journal and the
+    // clean-up go to that child: this actor writes nothing more.
+    if (applying != null) {
+      applying.thenAcceptAsync(RunEnd::removeFiles, blocking); // whenever it comes back
+      applying = null;
+    }
+    CompletableFuture<Void> cleanUp = RunEnd.cleanUp(takeApplied(), journal.writer(), blocking);
     Path workRoot = limits.workRoot();
     RunRetention.Keep keep = limits.keep();
     Instant now = services.clock().instant();
@@ -676,12 +697,10 @@ public final class CapsuleRun {
                 new RunClosing.Handover(
                     outcome,
                     journal,
-                    takeApplied(),
-                    applying,
+                    cleanUp,
                     blocking,
                     () -> RunRetention.prune(workRoot, runDir, keep, now))),
             "closing");
-    applying = null;
     ctx.watchWith(closing, ClosingStopped.INSTANCE);
   }
 

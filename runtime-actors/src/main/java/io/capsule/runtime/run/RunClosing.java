@@ -1,7 +1,6 @@
 package io.capsule.runtime.run;
 
 import io.capsule.config.diag.Code;
-import io.capsule.runtime.harness.AppliedLaunch;
 import io.capsule.runtime.hub.ProtocolSession;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
@@ -15,14 +14,17 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The last steps of a run whose outcome is final (docs/run-semantics.md §10): remove the plan's
- * files directory and close the trace (on the blocking dispatcher), then hand the one report to the
- * session, then start the retention of old run directories; then it stops, and its parent with it.
- * Each wait has a bound, so a stuck disk or pool never leaves a run without its report.
+ * The last steps of a run whose outcome is final (docs/run-semantics.md §10): wait for the clean-up
+ * the run started as it decided (the plan's files directory removed and the trace closed, on the
+ * blocking dispatcher), then hand the one report to the session, then start the retention of old
+ * run directories; then it stops, and its parent with it. Each wait has a bound, so a stuck disk or
+ * pool never leaves a run without its report.
  *
  * <p>It takes over the run's {@link RunJournal} (the trace writer is confined to one actor at a
- * time: the run writes nothing after handing it over) and the plan, applied or still being applied
- * (removed when it comes back, whenever that is).
+ * time: the run writes nothing after handing it over, and has already asked it to close) and the
+ * clean-up in flight. The run starts the clean-up itself, before this child is spawned, so the
+ * files and the trace are on their way while this actor starts: its first message would be one more
+ * hop on the way to every report.
  */
 final class RunClosing {
 
@@ -57,15 +59,14 @@ final class RunClosing {
   /**
    * What the run hands over.
    *
-   * @param applied the applied plan, or null
-   * @param applying a plan still being applied, or null
+   * @param cleanUp the clean-up in flight ({@link RunEnd#cleanUp}): completes when the files
+   *     directory is removed and the trace closed, however each went
    * @param prune the retention of old run directories, run on {@code blocking} after the report
    */
   record Handover(
       RunOutcome outcome,
       RunJournal journal,
-      AppliedLaunch applied,
-      CompletableFuture<AppliedLaunch> applying,
+      CompletableFuture<Void> cleanUp,
       Executor blocking,
       Runnable prune) {}
 
@@ -87,12 +88,7 @@ final class RunClosing {
 
   /** The files directory goes before the report, so whoever reads the report finds it gone. */
   private Behavior<Command> cleaning() {
-    if (h.applying() != null) {
-      h.applying().thenAcceptAsync(RunEnd::removeFiles, h.blocking());
-    }
-    ctx.pipeToSelf(
-        RunEnd.cleanUp(h.applied(), h.journal().writer(), h.blocking()),
-        (v, err) -> Cleaned.INSTANCE);
+    ctx.pipeToSelf(h.cleanUp(), (v, err) -> Cleaned.INSTANCE);
     timers.startSingleTimer(Tick.CLEANUP_BOUND, CLEANUP_BOUND);
     return Behaviors.receive(Command.class)
         .onMessageEquals(Cleaned.INSTANCE, () -> report(h.outcome()))

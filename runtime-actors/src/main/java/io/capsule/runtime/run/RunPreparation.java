@@ -23,6 +23,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * (which keeps the conversation keys), probe the harness's version. It gathers facts and owns the
  * bounds on them; it spawns nothing and touches no file.
  *
+ * <p>The probe needs only the resolved capsule, so it starts with the session plan, not after it:
+ * the plan's round trip to the guardian and the probe (a cached answer, or a process) overlap
+ * instead of adding up on the way to the harness's spawn.
+ *
  * <p>It tells its parent, in this order: {@link Ready} (the run can say {@code STARTING}), then
  * {@link Versioned}; or {@link Refused} at any point before. The parent stops it after the last of
  * these, or when the run ends first: it never stops itself, so a stop the parent watches always
@@ -63,6 +67,8 @@ final class RunPreparation {
   private final Path workdir;
   private final ActorRef<Report> parent;
   private ResolvedCapsule capsule;
+  private Optional<String> version; // null until the probe answered or its bound passed
+  private boolean planned;
 
   /**
    * @param workdir where the version probe runs (the run's working directory)
@@ -117,7 +123,6 @@ final class RunPreparation {
                 ctx.messageAdapter(DriverRegistry.Resolution.class, Resolved::new)));
     return Behaviors.receive(Command.class)
         .onMessage(Resolved.class, this::onResolved)
-        .onMessage(Planned.class, this::onPlanned)
         .onMessageEquals(Tick.RESOLVE_BOUND, this::onResolveBound)
         .build();
   }
@@ -132,14 +137,20 @@ final class RunPreparation {
             request,
             capsule.manifest().lifecycle().conversation(),
             ctx.messageAdapter(Session.class, Planned::new)));
-    return Behaviors.same();
+    startProbe();
+    return Behaviors.receive(Command.class)
+        .onMessage(Planned.class, this::onPlanned)
+        .onMessageEquals(Tick.RESOLVE_BOUND, this::onResolveBound)
+        .onMessage(Probed.class, p -> onVersion(p.version()))
+        .onMessageEquals(Tick.PROBE_BOUND, () -> onVersion(Optional.empty()))
+        .build();
   }
 
   private Behavior<Command> onPlanned(Planned p) {
     timers.cancel(Tick.RESOLVE_BOUND);
-    Behavior<Command> next = probing(); // its bound runs before the parent can say STARTING
+    planned = true;
     parent.tell(new Ready(capsule, p.session()));
-    return next;
+    return version == null ? Behaviors.same() : versioned(version);
   }
 
   private Behavior<Command> onResolveBound() {
@@ -156,8 +167,11 @@ final class RunPreparation {
     return Behaviors.ignore(); // until the parent stops it
   }
 
-  /** Until the version is known, or its bound has passed (then the run goes on without it). */
-  private Behavior<Command> probing() {
+  /**
+   * The probe and its bound (then the run goes on without a version); what comes first is kept, and
+   * told after {@link Ready}.
+   */
+  private void startProbe() {
     timers.startSingleTimer(Tick.PROBE_BOUND, services.limits().versionProbeTimeout());
     ctx.pipeToSelf(
         services
@@ -168,15 +182,21 @@ final class RunPreparation {
                 RunDirs.grantedEnv(capsule, services.hostEnv()),
                 workdir),
         (v, e) -> new Probed(e == null ? v : Optional.empty()));
-    return Behaviors.receive(Command.class)
-        .onMessage(Probed.class, p -> versioned(p.version()))
-        .onMessageEquals(Tick.PROBE_BOUND, () -> versioned(Optional.empty()))
-        .build();
   }
 
-  private Behavior<Command> versioned(Optional<String> version) {
+  /** The first answer counts: a probe answering after its bound is too late, and vice versa. */
+  private Behavior<Command> onVersion(Optional<String> v) {
+    if (version != null) {
+      return Behaviors.same();
+    }
+    version = v;
+    timers.cancel(Tick.PROBE_BOUND);
+    return planned ? versioned(version) : Behaviors.same();
+  }
+
+  private Behavior<Command> versioned(Optional<String> known) {
     timers.cancelAll();
-    parent.tell(new Versioned(version));
+    parent.tell(new Versioned(known));
     return Behaviors.ignore(); // a probe answering after its bound is too late
   }
 }

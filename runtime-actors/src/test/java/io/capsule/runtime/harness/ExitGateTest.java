@@ -15,7 +15,8 @@ class ExitGateTest {
 
   /**
    * Steps, applied in order: x exited, e stderr ended, w a stdin write started, W it settled, s a
-   * signal started, S it settled, k a kill started, K it finished, d the drain bound ran out.
+   * signal started, S it settled, k a kill started, K it finished, g the exited leader's group was
+   * found empty (no kill needed), d the drain bound ran out.
    */
   static Stream<Arguments> table() {
     return Stream.of(
@@ -27,6 +28,9 @@ class ExitGateTest {
         Arguments.of("xek", ExitGate.Next.WAIT),
         Arguments.of("xekK", ExitGate.Next.REPORT),
         Arguments.of("kKxe", ExitGate.Next.REPORT),
+        Arguments.of("xeg", ExitGate.Next.REPORT),
+        Arguments.of("wxeg", ExitGate.Next.WAIT),
+        Arguments.of("wxegW", ExitGate.Next.REPORT),
         Arguments.of("wxekK", ExitGate.Next.WAIT),
         Arguments.of("wxekKW", ExitGate.Next.REPORT),
         Arguments.of("sxekK", ExitGate.Next.WAIT),
@@ -53,6 +57,7 @@ class ExitGateTest {
         case 'S' -> gate.signalSettled();
         case 'k' -> gate.killStarted();
         case 'K' -> gate.killDone();
+        case 'g' -> gate.groupFoundGone();
         case 'd' -> gate.onDrainElapsed();
         default -> throw new IllegalArgumentException("step " + c);
       }

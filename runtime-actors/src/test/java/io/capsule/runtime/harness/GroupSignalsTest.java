@@ -114,4 +114,30 @@ class GroupSignalsTest {
     assertFalse(signals.killedByRuntime());
     assertEquals(code(137), signals.decode(137));
   }
+
+  @Test
+  void anExitedLeaderThatLeftNothingIsFoundGoneWithoutTheExecutor() throws Exception {
+    Process leader = group("exit 0");
+    assertTrue(leader.waitFor(30, TimeUnit.SECONDS));
+    List<Runnable> tasks = new ArrayList<>();
+    GroupSignals signals = new GroupSignals(tasks::add);
+    signals.started(leader);
+    assertTrue(signals.goneAfterExit(), "the group is empty");
+    assertEquals(List.of(), tasks, "nothing ran on the executor");
+    assertFalse(signals.killedByRuntime());
+    assertEquals(code(137), signals.decode(137), "no SIGKILL counts as sent to the harness");
+  }
+
+  @Test
+  void aChildLeftInTheGroupByAnExitedLeaderIsNotGoneAndTheKillStillAwaitsIt() throws Exception {
+    Process leader = group("sleep 60 & exit 0");
+    assertTrue(leader.waitFor(30, TimeUnit.SECONDS));
+    assertFalse(ProcessGroup.liveMembers(leader.pid()).isEmpty(), "the sleep stayed in the group");
+    GroupSignals signals = new GroupSignals(io);
+    signals.started(leader);
+    assertFalse(signals.goneAfterExit(), "the sleep is still a member");
+    signals.killAll(true).get(30, TimeUnit.SECONDS);
+    assertEquals(List.of(), ProcessGroup.liveMembers(leader.pid()));
+    assertFalse(signals.killedByRuntime());
+  }
 }

@@ -24,6 +24,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -60,6 +61,57 @@ class HarnessProcessOutputTest {
     assertGroupGone(probe, out.pgid());
     assertClosedAndGone(launch);
     probe.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void theEndOfStdoutFollowsTheLastLinesBeforeTheyAreAcknowledgedAndTheActorStopsAfterThem()
+      throws IOException {
+    TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
+    AppliedLaunch launch = shLaunch(runDir, "lines-then-exit.sh");
+    ActorRef<HarnessProcess.Command> harness = start(launch, probe);
+    probe.expectMessageClass(HarnessProcess.Spawned.class, WAIT);
+
+    // Nothing acknowledged: before, the end of stdout waited for every batch's acknowledgement.
+    List<String> lines = new ArrayList<>();
+    int batches = 0;
+    boolean ended = false;
+    boolean exited = false;
+    while (!ended || !exited) {
+      HarnessProcess.Event event = probe.receiveMessage(WAIT);
+      if (event instanceof HarnessProcess.Lines l) {
+        assertFalse(ended, "lines after the end of stdout");
+        lines.addAll(l.lines());
+        batches++;
+      } else if (event instanceof HarnessProcess.StdoutEnded) {
+        ended = true;
+      } else if (event instanceof HarnessProcess.Exited e) {
+        assertEquals(Optional.of(3), e.code());
+        exited = true;
+      } else {
+        throw new AssertionError("unexpected " + event);
+      }
+    }
+    assertEquals(List.of("one", "two", ""), lines, "every line came before the end");
+
+    // The actor waits for the acknowledgements it owes its pump, then stops.
+    TestProbe<String> stops = testKit.createTestProbe();
+    testKit.spawn(
+        Behaviors.<String>setup(
+            ctx -> {
+              ctx.watchWith(harness, "stopped");
+              return Behaviors.receiveMessage(
+                  m -> {
+                    stops.getRef().tell(m);
+                    return Behaviors.same();
+                  });
+            }));
+    stops.expectNoMessage(Duration.ofMillis(300));
+    for (int i = 0; i < batches; i++) {
+      harness.tell(new HarnessProcess.BatchHandled());
+    }
+    stops.expectMessage(WAIT, "stopped");
+    probe.expectNoMessage(Duration.ofMillis(100));
+    assertClosedAndGone(launch);
   }
 
   @Test

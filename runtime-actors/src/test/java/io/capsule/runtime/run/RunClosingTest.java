@@ -62,7 +62,12 @@ class RunClosingTest {
         new RunJournal("t", new TraceFile(dir, Clock.systemUTC(), io), session.ref());
     return kit.spawn(
         RunClosing.create(
-            new RunClosing.Handover(outcome(), journal, null, null, io, () -> pruned.set(true))));
+            new RunClosing.Handover(
+                outcome(),
+                journal,
+                RunEnd.cleanUp(null, journal.writer(), io),
+                io,
+                () -> pruned.set(true))));
   }
 
   @Test

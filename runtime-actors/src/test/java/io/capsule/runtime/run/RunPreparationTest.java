@@ -6,16 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.config.manifest.Manifest;
+import io.capsule.driver.api.InterruptMethod;
+import io.capsule.driver.api.Session;
+import io.capsule.driver.api.SessionMode;
 import io.capsule.runtime.CapsuleRef;
 import io.capsule.runtime.CapsuleRuntime;
 import io.capsule.runtime.RunLimits;
 import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.VersionProber;
 import io.capsule.runtime.core.Ending;
 import io.capsule.runtime.driver.DriverRegistry;
+import io.capsule.runtime.driver.ResolvedCapsule;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -44,14 +52,13 @@ class RunPreparationTest {
   }
 
   private DriverRegistry.Resolve start(Path root) {
+    return start(root, (binary, args, env, dir) -> new CompletableFuture<>());
+  }
+
+  private DriverRegistry.Resolve start(Path root, VersionProber prober) {
     RunLimits limits = RunFixture.limits(root);
     RunServices services =
-        new RunServices(
-            registry.ref(),
-            limits,
-            (binary, args, env, dir) -> new CompletableFuture<>(),
-            Clock.systemUTC(),
-            Map.of());
+        new RunServices(registry.ref(), limits, prober, Clock.systemUTC(), Map.of());
     kit.spawn(
         RunPreparation.create(
             RunRequest.of("t", new CapsuleRef.Registered("absent"), "task"),
@@ -90,5 +97,44 @@ class RunPreparationTest {
     time.timePasses(Duration.ofMinutes(5));
     parent.expectNoMessage(Duration.ofMillis(200));
     runtime.expectNoMessage(Duration.ofMillis(50));
+  }
+
+  @Test
+  void theVersionProbeRunsWhileTheSessionIsPlannedAndReadyIsStillToldFirst(@TempDir Path root) {
+    TestProbe<String> probes = kit.createTestProbe();
+    CompletableFuture<Optional<String>> answer = new CompletableFuture<>();
+    DriverRegistry.Resolve resolve =
+        start(
+            root,
+            (binary, args, env, dir) -> {
+              probes.getRef().tell("probed " + binary);
+              return answer;
+            });
+    PlayDriver play =
+        new PlayDriver(
+            RunFixture.script(), root.resolve("scenario"), InterruptMethod.SIGNAL_INT, false);
+    ResolvedCapsule capsule =
+        new ResolvedCapsule(
+            Manifest.builder("c", "0.1.0").builtinDriver("claude-code", "0.6.0").build(),
+            "play",
+            play.describe(),
+            () -> play,
+            Path.of("/bin/sh"),
+            List.of());
+
+    resolve.replyTo().tell(new DriverRegistry.Ready(capsule));
+    CapsuleRuntime.PlanSession plan = runtime.expectMessageClass(CapsuleRuntime.PlanSession.class);
+    // Before, the probe waited for the plan's answer.
+    probes.expectMessage("probed /bin/sh");
+    answer.complete(Optional.of("play v1.0"));
+    parent.expectNoMessage(Duration.ofMillis(200));
+
+    Session session = new Session("s-1", SessionMode.NEW);
+    plan.replyTo().tell(session);
+    assertEquals(new RunPreparation.Ready(capsule, session), parent.receiveMessage());
+    assertEquals(new RunPreparation.Versioned(Optional.of("play v1.0")), parent.receiveMessage());
+    time.timePasses(RunFixture.limits(root).versionProbeTimeout());
+    parent.expectNoMessage(Duration.ofMillis(200));
+    probes.expectNoMessage(Duration.ofMillis(50));
   }
 }
