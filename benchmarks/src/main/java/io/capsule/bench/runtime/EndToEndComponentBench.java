@@ -36,12 +36,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Every operation checks that the listener got as many completed texts as the component makes
  * from the file (counted once at setup through a separate instance), so a fast wrong answer cannot
  * score.
+ *
+ * <p>30 warm-up shots, 10 measured: a run's code is still being compiled after 20 runs (the JIT
+ * took 34 ms of a 130 ms run's CPU then, ~10 ms after 100; {@link EndToEndCpu} prints the split),
+ * so the 3 warm-up shots this bench had measured a JVM still warming up.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3)
-@Measurement(iterations = 5)
+@Warmup(iterations = 30)
+@Measurement(iterations = 10)
 @Fork(1)
 public class EndToEndComponentBench {
 

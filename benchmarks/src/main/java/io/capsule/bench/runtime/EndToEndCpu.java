@@ -31,7 +31,7 @@ import java.util.TreeMap;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.capsule.bench.runtime.EndToEndCpu \
- *   [rounds=8] [lines=20000] [engine=wasmtime] [warm-up rounds=3] [batches-in-flight=2]
+ *   [rounds=8] [lines=20000] [engine=wasmtime] [warm-up rounds=100] [batches-in-flight=2]
  * </pre>
  *
  * <p>The last argument sets {@code capsule.run.batches-in-flight} for the run (1 is the behaviour
@@ -45,7 +45,8 @@ public final class EndToEndCpu {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 8;
     int lines = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
     String engine = args.length > 2 ? args[2] : "wasmtime";
-    int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+    // 100: after 20 warm-up runs the JIT still took a quarter of a run's CPU.
+    int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 100;
     int inFlight =
         args.length > 4 ? Integer.parseInt(args[4]) : HarnessLimits.DEFAULT_BATCHES_IN_FLIGHT;
     OperatingSystemMXBean os = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
