@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.capsule.hub.ReferenceHub;
 import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.PersistentHubJournal;
@@ -12,14 +11,9 @@ import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
-import io.capsule.protocol.token.TokenScope;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
@@ -33,9 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProjectIdLengthTest {
   private static final FrameCodec CODEC = FrameCodec.shared();
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final ActorTestKit kit = ActorTestKit.create();
-  private final HttpClient http = HttpClient.newHttpClient();
   private ActorTestKit node;
   private ReferenceHub hub;
 
@@ -75,14 +67,9 @@ class ProjectIdLengthTest {
         new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(project, "r-a"));
     runner.send(WsFixture.hello(project, "ack", "capsule:hello", "slots:1"));
     WsFixture.await(runner.received, s -> s.contains("\"type\":\"ack\""));
-    String token =
-        WsFixture.TOKENS.issue(project, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+    HubCalls api = new HubCalls(project, hub::apiUrl);
     HttpResponse<String> created =
-        send(
-            token,
-            "POST",
-            "/v1/tasks",
-            "{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"" + id + "\"}");
+        api.submit("{\"capsule\":\"hello\",\"goal\":\"g\",\"id\":\"" + id + "\"}");
     assertEquals(201, created.statusCode(), created.body());
     WsFixture.await(runner.received, s -> s.contains("task.assign") && s.contains(id));
     runner.send(
@@ -91,13 +78,7 @@ class ProjectIdLengthTest {
                     TaskReportBody.builder(id, "done", new UsageSplit(1, 2, 3, 4, 5)).build())
                 .withSeq(1)));
     WsFixture.await(runner.received, s -> s.contains("\"type\":\"ack\"") && s.contains(id));
-    long deadline = System.nanoTime() + WsFixture.WAIT.toNanos();
-    String state = "";
-    while (!state.equals("done")) {
-      assertTrue(System.nanoTime() < deadline, "the report was not applied: " + state);
-      state =
-          JSON.readTree(send(token, "GET", "/v1/tasks/" + id, null).body()).path("state").asText();
-    }
+    api.awaitTask(id, t -> t.path("state").asText().equals("done"));
   }
 
   @Test
@@ -117,20 +98,5 @@ class ProjectIdLengthTest {
     assertTrue(
         e.getMessage().contains("at most " + ReferenceHub.MAX_PROJECT_ID + " characters"),
         e.getMessage());
-  }
-
-  private HttpResponse<String> send(String token, String method, String path, String body)
-      throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
-            .header("Authorization", "Bearer " + token)
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body))
-            .timeout(WsFixture.WAIT)
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 }

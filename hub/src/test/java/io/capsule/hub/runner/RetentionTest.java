@@ -15,15 +15,11 @@ import io.capsule.protocol.frame.TaskReport;
 import io.capsule.protocol.frame.TaskReportBody;
 import io.capsule.protocol.frame.UsageSplit;
 import io.capsule.protocol.token.TokenScope;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
@@ -47,9 +43,7 @@ class RetentionTest {
       ActorTestKit.create(
           ConfigFactory.parseString("capsule.hub.retention = 1ms")
               .withFallback(ConfigFactory.load()));
-  private final HttpClient http = HttpClient.newHttpClient();
-  private final String token =
-      WsFixture.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
+  private final HubCalls api = new HubCalls(PROJECT, () -> this.hub.apiUrl());
   private final List<ActorTestKit> nodes = new ArrayList<>();
   private ReferenceHub hub;
 
@@ -94,17 +88,7 @@ class RetentionTest {
   }
 
   private HttpResponse<String> send(String method, String path, String body) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create(hub.apiUrl() + path))
-            .header("Authorization", "Bearer " + token)
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body))
-            .timeout(WsFixture.WAIT)
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return api.send(TokenScope.API, method, path, body);
   }
 
   /** How many events the store holds for the task (Persistence Query, as a restart reads it). */
