@@ -40,14 +40,7 @@ class BuiltinDriverGoldenTest {
   }
 
   Stream<Arguments> runs() {
-    return BuiltinDrivers.engines().stream()
-        .flatMap(
-            engine ->
-                Golden.index().stream()
-                    .flatMap(
-                        entry ->
-                            Golden.SPLITS.stream()
-                                .map(split -> Arguments.of(engine, entry, split))));
+    return BuiltinDrivers.transcriptRuns(Golden.SPLITS);
   }
 
   @ParameterizedTest(name = "{0}: {1} in batches of {2}")

@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * The committed built-in components, loaded the way the runtime loads them ({@code builtin:NAME}
@@ -20,6 +22,17 @@ final class BuiltinDrivers implements AutoCloseable {
 
   static List<String> engines() {
     return Engines.NAMES;
+  }
+
+  /**
+   * Every golden transcript on every engine in batches of each of {@code splits}: test arguments.
+   */
+  static Stream<Arguments> transcriptRuns(List<Integer> splits) {
+    return engines().stream()
+        .flatMap(
+            engine ->
+                Golden.index().stream()
+                    .flatMap(entry -> splits.stream().map(s -> Arguments.of(engine, entry, s))));
   }
 
   private final Map<String, DriverLoader> loaders = new HashMap<>();

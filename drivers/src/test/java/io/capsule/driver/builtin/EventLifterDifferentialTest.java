@@ -48,12 +48,7 @@ class EventLifterDifferentialTest {
   }
 
   Stream<Arguments> runs() {
-    return BuiltinDrivers.engines().stream()
-        .flatMap(
-            engine ->
-                Golden.index().stream()
-                    .flatMap(
-                        entry -> Stream.of(1, 7, 256).map(s -> Arguments.of(engine, entry, s))));
+    return BuiltinDrivers.transcriptRuns(List.of(1, 7, 256));
   }
 
   @ParameterizedTest(name = "{0}: {1} in batches of {2}")
