@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.task.TaskEvent;
+import io.capsule.hub.task.TaskRow;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -72,11 +75,17 @@ public final class TaskEventStream {
   private static Source<TaskEntry, NotUsed> entries(Source<EventEnvelope, NotUsed> events) {
     return events
         .map(EventEnvelope::event)
-        .filter(TaskEvent.class::isInstance)
+        .filter(TaskRow.class::isInstance)
         .statefulMapConcat(
             () -> {
               EventIds ids = new EventIds();
-              return e -> ids.next((TaskEvent) e).stream().toList();
+              return e -> {
+                List<TaskEntry> out = new ArrayList<>();
+                for (TaskEvent t : ((TaskRow) e).events()) {
+                  ids.next(t).ifPresent(out::add);
+                }
+                return out;
+              };
             });
   }
 

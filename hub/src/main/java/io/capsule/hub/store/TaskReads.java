@@ -4,6 +4,7 @@ import io.capsule.hub.store.HubJournal.Entry;
 import io.capsule.hub.task.TaskEntity;
 import io.capsule.hub.task.TaskEvent;
 import io.capsule.hub.task.TaskLedger;
+import io.capsule.hub.task.TaskRow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,7 +29,8 @@ import org.apache.pekko.stream.javadsl.Sink;
  * ({@code restorable}) its latest snapshot's {@link TaskLedger#kept} and the events after it,
  * folded the same way ({@link TaskLedger#apply}). A snapshot written before ledgers kept events
  * (its {@code kept} null) counts as none: that task's events are read from its first. Counts the
- * events it reads, so a test can see that a restart does not read history.
+ * journal events (rows: {@link io.capsule.hub.task.TaskRow}) it reads, so a test can see that a
+ * restart does not read history.
  */
 final class TaskReads {
   /** What a read found: the entries, tasks in the order first recorded, and the events read. */
@@ -107,13 +109,15 @@ final class TaskReads {
     List<Entry> out = new ArrayList<>();
     if (!restorable) {
       for (EventEnvelope env : tail) {
-        out.add(PersistentHubJournal.entry((TaskEvent) env.event(), 1));
+        for (TaskEvent e : ((TaskRow) env.event()).events()) {
+          out.add(PersistentHubJournal.entry(e, 1));
+        }
       }
       return out;
     }
     TaskLedger ledger = base != null ? base : TaskLedger.EMPTY;
     for (EventEnvelope env : tail) {
-      ledger = ledger.apply((TaskEvent) env.event());
+      ledger = ledger.apply((TaskRow) env.event());
     }
     for (TaskLedger.Kept k : ledger.kept()) {
       out.add(PersistentHubJournal.entry(k.event(), k.folded()));

@@ -10,24 +10,31 @@ import java.io.NotSerializableException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
 
 /**
- * The store's format of a {@link TaskEvent}, one per journal row: five short fields, then the
- * frame's JSON as UTF-8 to the end. Every frame the hub persists goes through here, so it is plain
- * byte copying: the generic CBOR serializer spent ~5 % of the hub's CPU in {@code PersistBench}
+ * The store's format of a task's journal rows ({@link TaskRow}). A {@link TaskEvent} ({@value
+ * #MANIFEST}): five short fields, then the frame's JSON as UTF-8 to the end. A {@link TaskEvents}
+ * ({@value #MANIFEST_ROWS}): the count of its frames, then each frame's length and its bytes in the
+ * first format. Every frame the hub persists goes through here, so it is plain byte copying: the
+ * generic CBOR serializer spent ~5 % of the hub's CPU in {@code PersistBench}
  * (benchmarks/README.md) encoding a ~600-character string field by field.
  *
  * <p>Rows written before this format (CBOR, the {@code jackson-cbor} serializer's id in the row)
  * are still read by that serializer: a row names the serializer that wrote it. A hub older than
- * this format cannot read rows written in it.
+ * this format cannot read rows written in it, and one older than {@link TaskEvents} cannot read
+ * those: it refuses them by their manifest rather than misread them.
  */
 public final class TaskEventSerializer extends SerializerWithStringManifest {
   /** In the journal's {@code event_ser_id} column: never change it once rows carry it. */
   public static final int ID = 1_212_001;
 
   static final String MANIFEST = "TaskEvent.1";
+
+  static final String MANIFEST_ROWS = "TaskEvents.1";
 
   public TaskEventSerializer(ExtendedActorSystem system) {}
 
@@ -38,14 +45,34 @@ public final class TaskEventSerializer extends SerializerWithStringManifest {
 
   @Override
   public String manifest(Object o) {
-    return MANIFEST;
+    return o instanceof TaskEvents ? MANIFEST_ROWS : MANIFEST;
   }
 
   @Override
   public byte[] toBinary(Object o) {
-    if (!(o instanceof TaskEvent e)) {
-      throw new IllegalArgumentException("not a TaskEvent: " + o.getClass().getName());
+    if (o instanceof TaskEvent e) {
+      return bytes(e);
     }
+    if (!(o instanceof TaskEvents row)) {
+      throw new IllegalArgumentException("not a TaskRow: " + o.getClass().getName());
+    }
+    List<TaskEvent> events = row.events();
+    byte[][] each = new byte[events.size()][];
+    int size = 4;
+    for (int i = 0; i < each.length; i++) {
+      each[i] = bytes(events.get(i));
+      size += 4 + each[i].length;
+    }
+    ByteBuffer out = ByteBuffer.allocate(size);
+    out.putInt(each.length);
+    for (byte[] b : each) {
+      out.putInt(b.length);
+      out.put(b);
+    }
+    return out.array();
+  }
+
+  private static byte[] bytes(TaskEvent e) {
     byte[] frame = e.frame().getBytes(StandardCharsets.UTF_8);
     if (plain(e.projectId()) && plain(e.runnerId()) && plain(e.type())) {
       // The usual row: its size known up front, written into one array of that size (no stream
@@ -108,12 +135,41 @@ public final class TaskEventSerializer extends SerializerWithStringManifest {
 
   @Override
   public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
-    if (!MANIFEST.equals(manifest)) {
-      throw new NotSerializableException(
-          "unknown TaskEvent format '" + manifest + "' (a newer hub wrote it?)");
+    if (MANIFEST.equals(manifest)) {
+      return event(bytes, 0, bytes.length);
     }
-    ByteArrayInputStream in = new ByteArrayInputStream(bytes);
-    try (DataInputStream data = new DataInputStream(in)) {
+    if (!MANIFEST_ROWS.equals(manifest)) {
+      throw new NotSerializableException(
+          "unknown task row format '" + manifest + "' (a newer hub wrote it?)");
+    }
+    try {
+      ByteBuffer in = ByteBuffer.wrap(bytes);
+      int count = in.getInt();
+      if (count < 2 || count > in.remaining() / 4) {
+        throw damaged("it claims " + count + " frames in " + bytes.length + " bytes", null);
+      }
+      List<TaskEvent> events = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+          throw damaged("frame " + (i + 1) + " of " + count + " is cut", null);
+        }
+        events.add(event(bytes, in.position(), length));
+        in.position(in.position() + length);
+      }
+      if (in.hasRemaining()) {
+        throw damaged(in.remaining() + " bytes follow its last frame", null);
+      }
+      return new TaskEvents(events);
+    } catch (java.nio.BufferUnderflowException ex) {
+      throw damaged("it is cut", ex);
+    }
+  }
+
+  private static TaskEvent event(byte[] bytes, int offset, int length)
+      throws NotSerializableException {
+    try (DataInputStream data =
+        new DataInputStream(new ByteArrayInputStream(bytes, offset, length))) {
       String projectId = data.readUTF();
       String runnerId = data.readUTF();
       Direction direction = Direction.values()[data.readUnsignedByte()];
@@ -122,10 +178,15 @@ public final class TaskEventSerializer extends SerializerWithStringManifest {
       String frame = new String(data.readAllBytes(), StandardCharsets.UTF_8);
       return new TaskEvent(projectId, runnerId, direction, type, seq, frame);
     } catch (IOException | ArrayIndexOutOfBoundsException ex) {
-      NotSerializableException e =
-          new NotSerializableException("a TaskEvent row is damaged: " + ex.getMessage());
-      e.initCause(ex);
-      throw e;
+      throw damaged(ex.getMessage(), ex);
     }
+  }
+
+  private static NotSerializableException damaged(String why, Throwable cause) {
+    NotSerializableException e = new NotSerializableException("a task row is damaged: " + why);
+    if (cause != null) {
+      e.initCause(cause);
+    }
+    return e;
   }
 }

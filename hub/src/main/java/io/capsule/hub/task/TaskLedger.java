@@ -122,6 +122,31 @@ public record TaskLedger(
     return after(e, keep(e));
   }
 
+  /**
+   * The ledger after the row's frames, in order; never refuses. The kept list is copied once for
+   * the row, not once a frame.
+   */
+  public TaskLedger apply(TaskRow row) {
+    if (row instanceof TaskEvent e) {
+      return apply(e);
+    }
+    List<Kept> k = kept == null ? null : new ArrayList<>(kept);
+    TaskLedger at = this;
+    for (TaskEvent e : row.events()) {
+      if (k != null) {
+        keepInto(k, e);
+      }
+      at = at.after(e, List.of());
+    }
+    return at.after(k);
+  }
+
+  /** This ledger keeping {@code k}. */
+  private TaskLedger after(List<Kept> k) {
+    return new TaskLedger(
+        runnerId, lastSentSeq, lastAppliedSeq, progressEvents, reported, placements, k, attempt);
+  }
+
   /** The ledger after {@code e}, keeping {@code k}. */
   private TaskLedger after(TaskEvent e, List<Kept> k) {
     if (e.isAssign()) {
@@ -159,9 +184,15 @@ public record TaskLedger(
     if (kept == null) {
       return null;
     }
-    Kept last = kept.isEmpty() ? null : kept.get(kept.size() - 1);
     List<Kept> out = new ArrayList<>(kept.size() + 1);
     out.addAll(kept);
+    keepInto(out, e);
+    return out;
+  }
+
+  /** {@code out} after {@code e}, in place. */
+  private static void keepInto(List<Kept> out, TaskEvent e) {
+    Kept last = out.isEmpty() ? null : out.get(out.size() - 1);
     if (foldable(e)
         && last != null
         && foldable(last.event())
@@ -171,7 +202,6 @@ public record TaskLedger(
     } else {
       out.add(new Kept(e, 1));
     }
-    return out;
   }
 
   /** An applied progress whose kind is not {@code state}. */

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.ConfigFactory;
 import io.capsule.config.diag.Code;
 import io.capsule.hub.HubCluster;
+import io.capsule.hub.events.TaskEntry;
+import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.runner.RunnerKey;
 import io.capsule.hub.store.HubJournal.Direction;
 import io.capsule.hub.store.HubJournal.Entry;
@@ -15,18 +17,26 @@ import io.capsule.protocol.ProtocolException;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.TaskProgress;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.LongStream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.ShardRegion.CurrentShardRegionState;
 import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -199,6 +209,48 @@ class PersistentHubJournalTest {
     assertEquals(
         new TreeSet<>(List.of(TaskEntity.entityId("p", "T-1"), TaskEntity.entityId("p", "T-2"))),
         started);
+  }
+
+  /**
+   * A write's frames of one task are one row of the store (an insert, not a hundred), and every
+   * reader still gets them one by one: the whole history, the restore, and the task's events with
+   * their ids.
+   */
+  @Test
+  void framesWrittenTogetherAreOneRowAndEveryReaderGetsThemOneByOne() throws Exception {
+    HubStore store = freshStore();
+    RunnerKey runner = new RunnerKey("p", "r-1");
+    List<Entry> life = life(runner, "T-1", 100, true);
+    List<Long> ids =
+        withJournal(
+            store,
+            j -> {
+              j.append(life.get(0));
+              j.appendAll(life.subList(1, life.size()));
+              JdbcReadJournal reads =
+                  PersistenceQuery.get(j.system())
+                      .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+              String pid = TaskEntity.KEY.name() + "|" + TaskEntity.entityId("p", "T-1");
+              return TaskEventStream.current(reads, pid)
+                  .map(TaskEntry::id)
+                  .runWith(Sink.seq(), j.system())
+                  .toCompletableFuture()
+                  .orTimeout(20, TimeUnit.SECONDS)
+                  .join();
+            });
+    assertEquals(LongStream.rangeClosed(1, 101).boxed().toList(), ids);
+    try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password());
+        ResultSet rows =
+            c.createStatement().executeQuery("SELECT COUNT(*) FROM \"event_journal\"")) {
+      rows.next();
+      assertEquals(2, rows.getInt(1), "the assign's row, then one for the 101 frames after it");
+    }
+    assertSameEntries(life, withJournal(store, PersistentHubJournal::recorded));
+    assertEquals(
+        List.of("task.assign/1", "task.progress/100", "task.report/1"),
+        withJournal(store, PersistentHubJournal::restorable).stream()
+            .map(e -> e.frame().type() + "/" + e.folded())
+            .toList());
   }
 
   /** A task's assign, {@code progress} progress frames and (if {@code report}) its report. */

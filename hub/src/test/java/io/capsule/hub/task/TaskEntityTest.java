@@ -1,9 +1,11 @@
 package io.capsule.hub.task;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -28,7 +30,7 @@ class TaskEntityTest {
               .withFallback(PersistenceTestKitSnapshotPlugin.config())
               .withFallback(ConfigFactory.load()));
 
-  private final EventSourcedBehaviorTestKit<TaskEntity.Command, TaskEvent, TaskLedger> entity =
+  private final EventSourcedBehaviorTestKit<TaskEntity.Command, TaskRow, TaskLedger> entity =
       EventSourcedBehaviorTestKit.create(
           KIT.system(), TaskEntity.create(TaskEntity.entityId("p", "T-1")));
 
@@ -49,10 +51,10 @@ class TaskEntityTest {
             TaskLedgerTest.event("S:assign:r1:1"),
             TaskLedgerTest.event("A:progress:r1:1"),
             TaskLedgerTest.event("A:progress:r1:2"));
-    CommandResultWithReply<TaskEntity.Command, TaskEvent, TaskLedger, StatusReply<Done>> r =
+    CommandResultWithReply<TaskEntity.Command, TaskRow, TaskLedger, StatusReply<Done>> r =
         entity.<StatusReply<Done>>runCommand(reply -> new TaskEntity.Record(batch, reply));
     assertTrue(r.reply().isSuccess());
-    assertEquals(batch, r.events());
+    assertEquals(List.of(new TaskEvents(batch)), r.events(), "one row for the batch");
     assertEquals(
         new TaskLedger("r1", 1, 2, 2, false, 1, List.of(), 1), TaskLedgerTest.facts(r.state()));
   }
@@ -61,7 +63,7 @@ class TaskEntityTest {
   void aForgedFrameFromAnotherRunnerIsRefusedAndNothingOfItsBatchIsStored() {
     entity.<StatusReply<Done>>runCommand(
         reply -> new TaskEntity.Record(List.of(TaskLedgerTest.event("S:assign:r1:1")), reply));
-    CommandResultWithReply<TaskEntity.Command, TaskEvent, TaskLedger, StatusReply<Done>> r =
+    CommandResultWithReply<TaskEntity.Command, TaskRow, TaskLedger, StatusReply<Done>> r =
         entity.<StatusReply<Done>>runCommand(
             reply ->
                 new TaskEntity.Record(
@@ -126,6 +128,66 @@ class TaskEntityTest {
         entity.snapshotTestKit().orElseThrow().persistedInStorage(pid()).stream()
             .anyMatch(s -> s.first().sequenceNr() > 0),
         "a snapshot was written");
+  }
+
+  @Test
+  void aLongBatchIsStoredAsRowsOfBoundedSizeInOrder() {
+    List<TaskEvent> batch = new ArrayList<>();
+    batch.add(TaskLedgerTest.event("S:assign:r1:1"));
+    for (int seq = 1; seq <= TaskEvents.MAX_EVENTS + 10; seq++) {
+      batch.add(TaskLedgerTest.event("A:progress:r1:" + seq));
+    }
+    CommandResultWithReply<TaskEntity.Command, TaskRow, TaskLedger, StatusReply<Done>> r =
+        entity.<StatusReply<Done>>runCommand(reply -> new TaskEntity.Record(batch, reply));
+    assertTrue(r.reply().isSuccess());
+    assertEquals(
+        List.of(TaskEvents.MAX_EVENTS, 11),
+        r.events().stream().map(row -> row.events().size()).toList());
+    assertEquals(batch, r.events().stream().flatMap(row -> row.events().stream()).toList());
+    assertEquals(TaskEvents.MAX_EVENTS + 10, entity.restart().state().lastAppliedSeq());
+  }
+
+  @Test
+  void rowsAreCutByTheCharactersOfTheirFramesAndALargeFrameIsARowOfItsOwn() {
+    String big = "x".repeat(TaskEvents.MAX_CHARS);
+    List<TaskEvent> batch =
+        List.of(
+            TaskLedgerTest.event("A:progress:r1:1"),
+            TaskLedgerTest.event("A:progress:r1:2"),
+            withFrame(TaskLedgerTest.event("A:progress:r1:3"), big),
+            TaskLedgerTest.event("A:progress:r1:4"),
+            withFrame(TaskLedgerTest.event("A:progress:r1:5"), big.substring(1000)),
+            withFrame(TaskLedgerTest.event("A:progress:r1:6"), "y".repeat(1000)));
+    List<TaskRow> rows = TaskEvents.rows(batch);
+    assertEquals(
+        List.of(List.of(1L, 2L), List.of(3L), List.of(4L, 5L), List.of(6L)),
+        rows.stream().map(row -> row.events().stream().map(TaskEvent::seq).toList()).toList());
+    assertInstanceOf(TaskEvent.class, rows.get(1), "a single frame is stored as itself");
+  }
+
+  @Test
+  void rowsOfSeveralFramesSnapshotWhenTheirProgressPassesTheInterval() {
+    entity.<StatusReply<Done>>runCommand(
+        reply -> new TaskEntity.Record(List.of(TaskLedgerTest.event("S:assign:r1:1")), reply));
+    int total = TaskEntity.SNAPSHOT_EVERY + 40;
+    for (int from = 1; from <= total; from += 64) {
+      List<TaskEvent> batch = new ArrayList<>();
+      for (int seq = from; seq < from + 64 && seq <= total; seq++) {
+        batch.add(TaskLedgerTest.event("A:progress:r1:" + seq));
+      }
+      entity.<StatusReply<Done>>runCommand(reply -> new TaskEntity.Record(batch, reply));
+    }
+    List<Long> at =
+        entity.snapshotTestKit().orElseThrow().persistedInStorage(pid()).stream()
+            .map(s -> s.first().sequenceNr())
+            .toList();
+    // Rows: the assign, then 64 frames each; seq 500 is in the 8th row of frames (449-512).
+    assertEquals(List.of(9L), at, "one snapshot, at the row holding runner seq 500");
+    assertEquals(total, entity.restart().state().progressEvents());
+  }
+
+  private static TaskEvent withFrame(TaskEvent e, String frame) {
+    return new TaskEvent(e.projectId(), e.runnerId(), e.direction(), e.type(), e.seq(), frame);
   }
 
   private static String pid() {

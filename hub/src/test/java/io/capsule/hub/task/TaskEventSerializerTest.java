@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.capsule.hub.store.HubJournal.Direction;
 import java.io.NotSerializableException;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializationExtension;
@@ -103,5 +104,38 @@ class TaskEventSerializerTest {
         NotSerializableException.class,
         assertThrows(Exception.class, () -> s.fromBinary(cut, TaskEventSerializer.MANIFEST)));
     assertArrayEquals(bytes, s.toBinary(s.fromBinary(bytes, TaskEventSerializer.MANIFEST)));
+  }
+
+  @Test
+  void aRowOfSeveralFramesIsWrittenInItsOwnFormatAndReadBack() {
+    TaskEvents row =
+        new TaskEvents(
+            List.of(
+                event(),
+                new TaskEvent("p", "r", Direction.APPLIED, "task.progress", 2, "{\"a\":1}"),
+                new TaskEvent("prøject", "r", Direction.APPLIED, "task.report", 3, "{}")));
+    Serializer s = ser.findSerializerFor(row);
+    assertEquals(TaskEventSerializer.ID, s.identifier(), "bound to the same serializer");
+    assertEquals(TaskEventSerializer.MANIFEST_ROWS, Serializers.manifestFor(s, row));
+    Object back = ser.deserialize(ser.serialize(row).get(), s.identifier(), "TaskEvents.1").get();
+    assertEquals(row, back);
+  }
+
+  @Test
+  void aDamagedRowOfSeveralFramesIsRefusedNotMisread() throws Exception {
+    TaskEventSerializer s = new TaskEventSerializer(null);
+    TaskEvent e = new TaskEvent("p", "r", Direction.APPLIED, "task.progress", 2, "{\"a\":1}");
+    byte[] bytes = s.toBinary(new TaskEvents(List.of(e, e)));
+    String rows = TaskEventSerializer.MANIFEST_ROWS;
+    for (int cut : new int[] {0, 3, 7, bytes.length - 1}) {
+      byte[] shorter = Arrays.copyOf(bytes, cut);
+      assertThrows(NotSerializableException.class, () -> s.fromBinary(shorter, rows), "cut " + cut);
+    }
+    byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+    assertThrows(NotSerializableException.class, () -> s.fromBinary(longer, rows));
+    byte[] claims = bytes.clone();
+    claims[3] = 100; // a hundred frames in a row that holds two
+    assertThrows(NotSerializableException.class, () -> s.fromBinary(claims, rows));
+    assertArrayEquals(bytes, s.toBinary(s.fromBinary(bytes, rows)));
   }
 }

@@ -6,6 +6,7 @@ import io.capsule.hub.store.HubJournal.Direction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -164,6 +165,31 @@ class TaskLedgerTest {
         l.placements(),
         List.of(),
         l.attempt());
+  }
+
+  @Test
+  void aRowOfFramesLeavesTheLedgerAsTheFramesOneByOneDo() {
+    List<TaskEvent> life =
+        List.of(
+            event("S:assign:r1:1"),
+            event("A:progress:r1:1"),
+            event("A:progress:r1:2"),
+            event("A:state:r1:3"),
+            event("A:progress:r1:4"),
+            event("S:cancel:r1:2"),
+            event("A:report:r1:5"));
+    TaskLedger oneByOne = TaskLedger.EMPTY;
+    for (TaskEvent e : life) {
+      oneByOne = oneByOne.apply(e);
+    }
+    TaskLedger byRows =
+        TaskLedger.EMPTY
+            .apply(new TaskEvents(life.subList(0, 3)))
+            .apply((TaskRow) life.get(3))
+            .apply(new TaskEvents(life.subList(4, 7)));
+    assertEquals(oneByOne, byRows);
+    assertEquals(
+        6, byRows.kept().size(), "assign, the run of two, state, progress, cancel, report");
   }
 
   static TaskEvent event(String spec) {
