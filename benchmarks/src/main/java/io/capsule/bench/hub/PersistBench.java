@@ -43,10 +43,15 @@ import java.util.concurrent.TimeUnit;
  * {@code rounds} rounds per store, each on new tasks; a row per round and the median ratio. It also
  * prints the hub's journal writes and entries per write in each round (its group commit).
  *
+ * <p>The hub stores the frames one write brought for a task as one row ({@code TaskEvents}); the
+ * goal's baseline is the plain way to store frames, a row each. {@code --bare-frames-per-row N}
+ * makes the baseline insert rows of {@code N} frames' bytes instead (still counted in frames), to
+ * show what the hub costs beside a store given rows as large as its own.
+ *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.capsule.bench.hub.PersistBench \
  *     [--store h2,postgres] [--runners 16] [--frames 2000] [--rounds 3] \
- *     [--bare-identity-cache 8192]
+ *     [--bare-identity-cache 8192] [--bare-frames-per-row 1]
  * </pre>
  *
  * PostgreSQL: {@code eval "$(benchmarks/scripts/throwaway-postgres.sh start)"} first.
@@ -70,13 +75,22 @@ public final class PersistBench {
 
   private static volatile int bareIdentityCache = JOURNAL_IDENTITY_CACHE;
 
-  record Options(List<String> stores, int runners, int frames, int rounds, int bareIdentityCache) {
+  private static volatile int bareFramesPerRow = 1;
+
+  record Options(
+      List<String> stores,
+      int runners,
+      int frames,
+      int rounds,
+      int bareIdentityCache,
+      int bareFramesPerRow) {
     static Options parse(String[] args) {
       List<String> stores = List.of("h2", "postgres");
       int runners = 16;
       int frames = 2000;
       int rounds = 3;
       int cache = JOURNAL_IDENTITY_CACHE;
+      int perRow = 1;
       if (args.length % 2 != 0) {
         throw new IllegalArgumentException("options come in pairs: --name value");
       }
@@ -88,14 +102,16 @@ public final class PersistBench {
           case "--frames" -> frames = Integer.parseInt(v);
           case "--rounds" -> rounds = Integer.parseInt(v);
           case "--bare-identity-cache" -> cache = Integer.parseInt(v);
+          case "--bare-frames-per-row" -> perRow = Integer.parseInt(v);
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
-      if (runners < 1 || frames < 4 || rounds < 1 || cache < 1) {
+      if (runners < 1 || frames < 4 || rounds < 1 || cache < 1 || perRow < 1) {
         throw new IllegalArgumentException(
-            "--runners, --rounds and --bare-identity-cache must be >= 1 and --frames >= 4");
+            "--runners, --rounds, --bare-identity-cache and --bare-frames-per-row must be >= 1"
+                + " and --frames >= 4");
       }
-      return new Options(stores, runners, frames, rounds, cache);
+      return new Options(stores, runners, frames, rounds, cache, perRow);
     }
   }
 
@@ -186,12 +202,18 @@ public final class PersistBench {
   public static void main(String[] args) throws Exception {
     Options o = Options.parse(args);
     bareIdentityCache = o.bareIdentityCache();
-    System.out.println("bare H2 table: identity CACHE " + bareIdentityCache);
+    bareFramesPerRow = o.bareFramesPerRow();
+    System.out.println(
+        "bare H2 table: identity CACHE "
+            + bareIdentityCache
+            + "; bare rows of "
+            + bareFramesPerRow
+            + " frame(s) each");
     System.out.println(
         "| store | round | frames | hub: persisted and acked | bare JDBC, "
             + BASELINE_BATCH
-            + " rows/tx (mean of before and after) | hub ÷ bare | JVM CPU per frame, hub"
-            + " (runner clients excluded) | JVM CPU per row, bare (mean) | runner clients' CPU"
+            + " rows/tx, frames (mean of before and after) | hub ÷ bare | JVM CPU per frame, hub"
+            + " (runner clients excluded) | JVM CPU per frame, bare (mean) | runner clients' CPU"
             + " per frame | bare CPU ÷ hub CPU | hub journal writes | load (1 min) before →"
             + " after |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -352,11 +374,14 @@ public final class PersistBench {
   }
 
   /**
-   * Rows per second of a bare JDBC insert of {@code rows} journal-shaped rows (a frame's JSON as
-   * the payload), {@value #BASELINE_BATCH} per transaction, into a table of the journal's shape in
-   * the hub's own database (dropped afterwards).
+   * Frames per second of a bare JDBC insert of {@code frames} frames as journal-shaped rows (a
+   * frame's JSON as the payload, or {@code --bare-frames-per-row} of them concatenated), {@value
+   * #BASELINE_BATCH} rows per transaction, into a table of the journal's shape in the hub's own
+   * database (dropped afterwards).
    */
-  static double bareInsert(HubStore store, int rows) throws SQLException {
+  static double bareInsert(HubStore store, int frames) throws SQLException {
+    int perRow = bareFramesPerRow;
+    int rows = Math.max(1, frames / perRow);
     boolean h2 = store.kind() != HubStore.Kind.POSTGRES;
     byte[] payload =
         CODEC
@@ -368,6 +393,13 @@ public final class PersistBench {
                     JsonNodeFactory.instance.objectNode().put("i", 1).put("text", PAD),
                     Extras.NONE))
             .getBytes(StandardCharsets.UTF_8);
+    if (perRow > 1) {
+      byte[] one = payload;
+      payload = new byte[one.length * perRow];
+      for (int i = 0; i < perRow; i++) {
+        System.arraycopy(one, 0, payload, i * one.length, one.length);
+      }
+    }
     try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password())) {
       try (Statement s = c.createStatement()) {
         s.execute("DROP TABLE IF EXISTS bench_journal");
@@ -411,7 +443,7 @@ public final class PersistBench {
         s.execute("DROP TABLE bench_journal");
       }
       c.commit();
-      return rows * 1e9 / elapsed;
+      return (double) rows * perRow * 1e9 / elapsed;
     }
   }
 }

@@ -9,6 +9,7 @@ import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.JournalHistory;
 import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.hub.task.TaskEntity;
+import io.capsule.hub.task.TaskRow;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -63,6 +64,7 @@ class JournalEraserTest {
     return TaskEntity.KEY.name() + "|" + TaskEntity.entityId("p", task);
   }
 
+  /** The task's frames that Persistence Query reads (its rows may hold several: TaskRow). */
   private int stored(String task) throws Exception {
     JdbcReadJournal reads =
         PersistenceQuery.get(kit.system())
@@ -72,6 +74,8 @@ class JournalEraserTest {
         .runWith(Sink.seq(), kit.system())
         .toCompletableFuture()
         .get(20, TimeUnit.SECONDS)
-        .size();
+        .stream()
+        .mapToInt(e -> ((TaskRow) e.event()).events().size())
+        .sum();
   }
 }
