@@ -56,45 +56,72 @@ public final class TaskEventSerializer extends SerializerWithStringManifest {
     if (!(o instanceof TaskEvents row)) {
       throw new IllegalArgumentException("not a TaskRow: " + o.getClass().getName());
     }
+    // Each frame's UTF-8 made once and copied once, into one array of the row's size.
     List<TaskEvent> events = row.events();
-    byte[][] each = new byte[events.size()][];
+    byte[][] frames = new byte[events.size()][];
     int size = 4;
-    for (int i = 0; i < each.length; i++) {
-      each[i] = bytes(events.get(i));
-      size += 4 + each[i].length;
+    for (int i = 0; i < frames.length; i++) {
+      TaskEvent e = events.get(i);
+      frames[i] = e.frame().getBytes(StandardCharsets.UTF_8);
+      int plain = plainSize(e, frames[i]);
+      if (plain < 0) {
+        frames[i] = bytes(e); // ids a plain header cannot hold: the stream's encoding, whole
+      }
+      size += 4 + (plain < 0 ? frames[i].length : plain);
     }
     ByteBuffer out = ByteBuffer.allocate(size);
-    out.putInt(each.length);
-    for (byte[] b : each) {
-      out.putInt(b.length);
-      out.put(b);
+    out.putInt(frames.length);
+    for (int i = 0; i < frames.length; i++) {
+      TaskEvent e = events.get(i);
+      int plain = plainSize(e, frames[i]);
+      if (plain < 0) {
+        out.putInt(frames[i].length);
+        out.put(frames[i]);
+      } else {
+        out.putInt(plain);
+        plainInto(out, e, frames[i]);
+      }
     }
     return out.array();
   }
 
+  /** The size of {@code e} in the plain encoding, or -1 when one of its ids is not plain. */
+  private static int plainSize(TaskEvent e, byte[] frame) {
+    if (!(plain(e.projectId()) && plain(e.runnerId()) && plain(e.type()))) {
+      return -1;
+    }
+    return 2
+        + e.projectId().length()
+        + 2
+        + e.runnerId().length()
+        + 1
+        + 2
+        + e.type().length()
+        + 8
+        + frame.length;
+  }
+
+  /**
+   * The usual row: ids of ASCII without NUL, the same bytes as writeUTF's in {@link #bytes} (such
+   * ASCII is its own modified UTF-8), written straight into {@code out}.
+   */
+  private static void plainInto(ByteBuffer out, TaskEvent e, byte[] frame) {
+    ascii(out, e.projectId());
+    ascii(out, e.runnerId());
+    out.put((byte) e.direction().ordinal());
+    ascii(out, e.type());
+    out.putLong(e.seq());
+    out.put(frame);
+  }
+
   private static byte[] bytes(TaskEvent e) {
     byte[] frame = e.frame().getBytes(StandardCharsets.UTF_8);
-    if (plain(e.projectId()) && plain(e.runnerId()) && plain(e.type())) {
-      // The usual row: its size known up front, written into one array of that size (no stream
-      // buffer to grow and copy out). The same bytes as writeUTF's below: ASCII without NUL is
-      // its own modified UTF-8.
-      ByteBuffer out =
-          ByteBuffer.allocate(
-              2
-                  + e.projectId().length()
-                  + 2
-                  + e.runnerId().length()
-                  + 1
-                  + 2
-                  + e.type().length()
-                  + 8
-                  + frame.length);
-      ascii(out, e.projectId());
-      ascii(out, e.runnerId());
-      out.put((byte) e.direction().ordinal());
-      ascii(out, e.type());
-      out.putLong(e.seq());
-      out.put(frame);
+    int plain = plainSize(e, frame);
+    if (plain >= 0) {
+      // Its size known up front, written into one array of that size (no stream buffer to grow
+      // and copy out).
+      ByteBuffer out = ByteBuffer.allocate(plain);
+      plainInto(out, e, frame);
       return out.array();
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(frame.length + 96);

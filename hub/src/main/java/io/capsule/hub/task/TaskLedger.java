@@ -131,10 +131,12 @@ public record TaskLedger(
       return apply(e);
     }
     List<Kept> k = kept == null ? null : new ArrayList<>(kept);
+    // Whether the last kept event folds, carried along: each frame's text is looked into once.
+    boolean lastFolds = k != null && !k.isEmpty() && foldable(k.get(k.size() - 1).event());
     TaskLedger at = this;
     for (TaskEvent e : row.events()) {
       if (k != null) {
-        keepInto(k, e);
+        lastFolds = keepInto(k, e, lastFolds);
       }
       at = at.after(e, List.of());
     }
@@ -186,22 +188,26 @@ public record TaskLedger(
     }
     List<Kept> out = new ArrayList<>(kept.size() + 1);
     out.addAll(kept);
-    keepInto(out, e);
+    keepInto(out, e, !out.isEmpty() && foldable(out.get(out.size() - 1).event()));
     return out;
   }
 
-  /** {@code out} after {@code e}, in place. */
-  private static void keepInto(List<Kept> out, TaskEvent e) {
+  /**
+   * {@code out} after {@code e}, in place, given whether {@code out}'s last event folds; answers
+   * whether {@code e} folds.
+   */
+  private static boolean keepInto(List<Kept> out, TaskEvent e, boolean lastFolds) {
+    boolean folds = foldable(e);
     Kept last = out.isEmpty() ? null : out.get(out.size() - 1);
-    if (foldable(e)
-        && last != null
-        && foldable(last.event())
+    if (folds
+        && lastFolds
         && last.event().runnerId().equals(e.runnerId())
         && last.event().seq() + 1 == e.seq()) {
       out.set(out.size() - 1, new Kept(e, last.folded() + 1));
     } else {
       out.add(new Kept(e, 1));
     }
+    return folds;
   }
 
   /** An applied progress whose kind is not {@code state}. */
