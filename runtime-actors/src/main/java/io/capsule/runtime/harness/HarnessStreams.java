@@ -19,9 +19,10 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The two pipe-reading streams of {@link HarnessProcess}. The blocking pipe read is its own async
- * island on the I/O dispatcher, so framing and batching never wait behind a blocked read. Each
- * graph materializes a kill switch (just before the sink, so a batch waiting for its
- * acknowledgement is cancelled too) and the completion of the stream.
+ * island on the I/O dispatcher, so batching and delivery never wait behind a blocked read; stdout's
+ * lines are framed in that island, by the thread that read them ({@link StdoutReader}). Each graph
+ * materializes a kill switch (just before the sink, so a batch waiting for its acknowledgement is
+ * cancelled too) and the completion of the stream.
  */
 final class HarnessStreams {
 
@@ -40,12 +41,12 @@ final class HarnessStreams {
   record Stdout(UniqueKillSwitch kill, CompletionStage<Long> ended, CompletionStage<Done> done) {}
 
   /**
-   * stdout → {@link LineFramer} → batches of whatever is ready → {@code deliver}, at most {@link
-   * HarnessLimits#batchesInFlight()} batches delivered and not yet acknowledged (a batch is
-   * acknowledged when the stage returned for it completes; the stages complete in delivery order).
-   * With more than one, the next batch is delivered while the listener still handles the one
-   * before, so the pipe read and framing overlap the parse; past the limit the stream stops
-   * reading.
+   * stdout → {@link LineFramer} (on the reading thread) → batches of whatever is ready → {@code
+   * deliver}, at most {@link HarnessLimits#batchesInFlight()} batches delivered and not yet
+   * acknowledged (a batch is acknowledged when the stage returned for it completes; the stages
+   * complete in delivery order). With more than one, the next batch is delivered while the listener
+   * still handles the one before, so the pipe read and framing overlap the parse; past the limit
+   * the stream stops reading.
    *
    * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text ({@link
    * LineBatches}); the lines travel through the framing and batching stages a pipe read at a time,
@@ -66,12 +67,18 @@ final class HarnessStreams {
       Function<List<LineFramer.Line>, CompletionStage<Done>> deliver) {
     LineBatches weights = new LineBatches(limits.batchMaxLines(), limits.lineCapBytes());
     AtomicLong sentOn = new AtomicLong();
-    return pipe(process.getInputStream(), chunkSize, limits)
-        .statefulMapConcat(
-            () -> {
-              LineFramer framer = new LineFramer(limits.lineCapBytes());
-              return chunk -> weights.pieces(framer.feed(chunk.toArrayUnsafe()));
-            })
+    return Source.unfoldResource(
+            () ->
+                new StdoutReader(
+                    process.getInputStream(),
+                    chunkSize,
+                    new LineFramer(limits.lineCapBytes()),
+                    weights),
+            StdoutReader::next,
+            StdoutReader::close)
+        .<LineBatches.Piece>mapConcat(pieces -> pieces)
+        .addAttributes(ActorAttributes.dispatcher(limits.ioDispatcher()))
+        .async()
         .batchWeighted(
             weights.max(),
             LineBatches.Piece::weight,
