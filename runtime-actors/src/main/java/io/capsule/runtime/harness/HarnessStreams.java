@@ -76,9 +76,11 @@ final class HarnessStreams {
                     weights),
             StdoutReader::next,
             StdoutReader::close)
+        // On the stage itself: the source's own default (Pekko's blocking I/O dispatcher) would
+        // win over an attribute given to the graph around it.
+        .withAttributes(ActorAttributes.dispatcher(limits.ioDispatcher()))
         .<LineBatches.Piece>mapConcat(pieces -> pieces)
-        .addAttributes(ActorAttributes.dispatcher(limits.ioDispatcher()))
-        .async()
+        .async(limits.ioDispatcher())
         .batchWeighted(
             weights.max(),
             LineBatches.Piece::weight,
