@@ -19,10 +19,9 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The two pipe-reading streams of {@link HarnessProcess}. The blocking pipe read is its own async
- * island on the I/O dispatcher, so batching and delivery never wait behind a blocked read; stdout's
- * lines are framed in that island, by the thread that read them ({@link StdoutReader}). Each graph
- * materializes a kill switch (just before the sink, so a batch waiting for its acknowledgement is
- * cancelled too) and the completion of the stream.
+ * island on the I/O dispatcher, so framing and batching never wait behind a blocked read. Each
+ * graph materializes a kill switch (just before the sink, so a batch waiting for its
+ * acknowledgement is cancelled too) and the completion of the stream.
  */
 final class HarnessStreams {
 
@@ -41,12 +40,12 @@ final class HarnessStreams {
   record Stdout(UniqueKillSwitch kill, CompletionStage<Long> ended, CompletionStage<Done> done) {}
 
   /**
-   * stdout → {@link LineFramer} (on the reading thread) → batches of whatever is ready → {@code
-   * deliver}, at most {@link HarnessLimits#batchesInFlight()} batches delivered and not yet
-   * acknowledged (a batch is acknowledged when the stage returned for it completes; the stages
-   * complete in delivery order). With more than one, the next batch is delivered while the listener
-   * still handles the one before, so the pipe read and framing overlap the parse; past the limit
-   * the stream stops reading.
+   * stdout → {@link LineFramer} → batches of whatever is ready → {@code deliver}, at most {@link
+   * HarnessLimits#batchesInFlight()} batches delivered and not yet acknowledged (a batch is
+   * acknowledged when the stage returned for it completes; the stages complete in delivery order).
+   * With more than one, the next batch is delivered while the listener still handles the one
+   * before, so the pipe read and framing overlap the parse; past the limit the stream stops
+   * reading.
    *
    * <p>A batch holds at most {@code batchMaxLines} lines and about two line caps of text ({@link
    * LineBatches}); the lines travel through the framing and batching stages a pipe read at a time,
@@ -67,20 +66,12 @@ final class HarnessStreams {
       Function<List<LineFramer.Line>, CompletionStage<Done>> deliver) {
     LineBatches weights = new LineBatches(limits.batchMaxLines(), limits.lineCapBytes());
     AtomicLong sentOn = new AtomicLong();
-    return Source.unfoldResource(
-            () ->
-                new StdoutReader(
-                    process.getInputStream(),
-                    chunkSize,
-                    new LineFramer(limits.lineCapBytes()),
-                    weights),
-            StdoutReader::next,
-            StdoutReader::close)
-        // On the stage itself: the source's own default (Pekko's blocking I/O dispatcher) would
-        // win over an attribute given to the graph around it.
-        .withAttributes(ActorAttributes.dispatcher(limits.ioDispatcher()))
-        .<LineBatches.Piece>mapConcat(pieces -> pieces)
-        .async(limits.ioDispatcher())
+    return pipe(process.getInputStream(), chunkSize, limits)
+        .statefulMapConcat(
+            () -> {
+              LineFramer framer = new LineFramer(limits.lineCapBytes());
+              return chunk -> weights.pieces(framer.feed(chunk.toArrayUnsafe()));
+            })
         .batchWeighted(
             weights.max(),
             LineBatches.Piece::weight,

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where {@link HarnessStreams#stdout} reads and frames: on the harness I/O dispatcher the limits
- * name, not on a default pool of Pekko's (a real {@code sh}, its stdout watched read by read).
+ * Where {@link HarnessStreams#stdout} reads: on the harness I/O dispatcher the limits name, not on
+ * a default pool of Pekko's (a real {@code sh}, its stdout watched read by read).
  */
 class HarnessStreamsTest {
 
@@ -79,7 +79,7 @@ class HarnessStreamsTest {
   }
 
   @Test
-  void stdoutIsReadAndFramedOnTheConfiguredIoDispatcher() throws Exception {
+  void stdoutIsReadOnTheConfiguredIoDispatcher() throws Exception {
     Watched process =
         new Watched(
             new ProcessBuilder("/bin/sh", "-c", "printf 'a\\nb\\n'; printf 'c\\n'").start());
