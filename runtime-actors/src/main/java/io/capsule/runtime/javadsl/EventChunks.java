@@ -16,8 +16,8 @@ import org.apache.pekko.stream.stage.GraphStageLogic;
  * The chunks of a run's events (from {@link RunRelay#chunked}) as single events, held for a slow
  * consumer up to a bound, ending with {@link RunEvent.Finished}. One stage for what {@code
  * mapConcat}, {@code buffer(bound, fail)} and {@code takeWhile(not Finished, inclusive)} did as
- * three: each event crossed three stage boundaries on its way out, the largest per-event cost left
- * in a stream consumer's share of a run (issue #15).
+ * three: each event crossed three stage boundaries on its way out (issue #15: about half the cost
+ * of taking ~10 000 events apart into a fold, 0.65–0.84 → 0.31–0.43 ms, hot).
  *
  * <ul>
  *   <li>Never back-pressures: a chunk is taken as soon as it comes, so none waits upstream.
