@@ -5,6 +5,7 @@ import java.nio.charset.CharsetDecoder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The canonical ABI of the Component Model (CanonicalABI.md), type-directed over {@link WitType},
@@ -114,6 +115,28 @@ public final class CanonicalAbi {
       lowerer.lowerFlat(params.get(i), args.get(i), out);
     }
     return out.toArray();
+  }
+
+  /**
+   * {@link #lowerParams} of a function whose one parameter is a {@code list<string>}, from the
+   * strings' UTF-8 (each element one string's bytes, encoded by the caller already): the same
+   * allocations and stores, without encoding the strings again. Empty when the parameters are
+   * anything else, or the memory does not allocate a string list in one call ({@link
+   * GuestMemory#allocatesStringsInOneCall}): then lower the strings themselves.
+   */
+  public Optional<long[]> lowerEncodedStrings(List<WitType> params, byte[][] utf8) {
+    if (params.size() != 1
+        || !(params.get(0) instanceof ListType l)
+        || l.element() != Primitive.STRING
+        || !memory.allocatesStringsInOneCall()) {
+      return Optional.empty();
+    }
+    if ((long) utf8.length * 8 >= 1L << 31) {
+      return Optional.empty(); // lowerParams names the violation
+    }
+    int[] range = new Lowerer(memory).encodedStringList(utf8);
+    return Optional.of(
+        new long[] {Integer.toUnsignedLong(range[0]), Integer.toUnsignedLong(range[1])});
   }
 
   /**

@@ -192,10 +192,21 @@ final class Lowerer {
           type.wit(), count, (long) count * 8);
     }
     byte[][] encoded = new byte[count][];
-    int[] lengths = new int[count];
     for (int i = 0; i < count; i++) {
       encoded[i] =
           as(String.class, values.get(i), Primitive.STRING).getBytes(StandardCharsets.UTF_8);
+    }
+    return encodedStringList(encoded);
+  }
+
+  /**
+   * {@link #stringList} of strings the caller has encoded already (each element a string's UTF-8);
+   * only where the memory {@link GuestMemory#allocatesStringsInOneCall}.
+   */
+  int[] encodedStringList(byte[][] encoded) {
+    int count = encoded.length;
+    int[] lengths = new int[count];
+    for (int i = 0; i < count; i++) {
       lengths[i] = encoded[i].length;
     }
     int ptr = memory.allocStringList(lengths);

@@ -4,6 +4,7 @@ import io.capsule.driver.api.Event;
 import io.capsule.driver.wasm.WasmInstance;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Calls {@code parse(lines) -> list<event>} as {@link GuestCall#invoke} does, with the result
@@ -38,6 +39,12 @@ public final class ParseCall {
       }
       if (instance.callsWithStrings(EXPORT, bytes)) {
         return instance.callWithStrings(EXPORT, utf8);
+      }
+      // Too many bytes for one crossing: lowered generically, from these bytes (issue #15: every
+      // line of a large batch was encoded twice, here and again by the generic lowering).
+      Optional<long[]> flat = abi.lowerEncodedStrings(PARSE.params(), utf8);
+      if (flat.isPresent()) {
+        return instance.call(EXPORT, flat.get());
       }
     }
     return instance.call(EXPORT, abi.lowerParams(PARSE.params(), args));

@@ -64,21 +64,23 @@ public final class TraceFile {
   }
 
   public void write(TraceRecord record) {
-    enqueue(TraceWriter.render(record, clock.instant()) + "\n");
+    StringBuilder line = new StringBuilder(128);
+    TraceJson.append(line, record, clock.instant());
+    enqueue(line.append('\n'));
   }
 
   /**
-   * The records in order, as {@link #write} of each would: rendered together (a parsed batch's
-   * records with one generator) and queued as one piece. A record the renderer cannot write fails
-   * as {@link #write} does, after the records before it.
+   * The records in order, as {@link #write} of each would: rendered together into one piece and
+   * queued as it is, not copied again (a parsed batch's records). A record the renderer cannot
+   * write fails as {@link #write} does, after the records before it.
    */
   public void writeAll(List<TraceRecord> records) {
     if (records.isEmpty()) {
       return;
     }
-    String lines;
+    StringBuilder lines = new StringBuilder(128 * records.size());
     try {
-      lines = TraceWriter.renderLines(records, clock);
+      TraceWriter.renderLines(records, clock, lines);
     } catch (UncheckedIOException e) {
       records.forEach(this::write); // one at a time, so the ones before the bad one are kept
       return;
@@ -86,13 +88,14 @@ public final class TraceFile {
     enqueue(lines);
   }
 
-  private void enqueue(String lines) {
+  /** Queues {@code lines}, which the caller hands over and never touches again. */
+  private void enqueue(StringBuilder lines) {
     synchronized (lock) {
       if (queued != null) {
         queued.append(lines); // a task is chained and has not taken its lines yet
         return;
       }
-      queued = new StringBuilder(lines);
+      queued = lines;
     }
     tail = tail.thenRunAsync(this::appendQueued, io);
   }
@@ -124,20 +127,22 @@ public final class TraceFile {
 
   /** Takes the queued lines: each task chained by {@link #write} finds its own there. */
   private void appendQueued() {
-    String lines;
+    StringBuilder lines;
     synchronized (lock) {
-      lines = queued == null ? "" : queued.toString();
+      lines = queued;
       queued = null;
     }
-    append(lines);
+    if (lines != null) {
+      append(lines);
+    }
   }
 
-  private void append(String line) {
+  private void append(CharSequence lines) {
     if (out == null) {
       return;
     }
     try {
-      out.write(line);
+      out.append(lines);
     } catch (IOException e) {
       fail("could not write " + dir.resolve("trace.jsonl") + ": " + e.getMessage());
       shut();

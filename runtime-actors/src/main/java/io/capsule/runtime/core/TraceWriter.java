@@ -1,19 +1,14 @@
 package io.capsule.runtime.core;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.capsule.driver.api.DriverFile;
 import io.capsule.driver.api.EnvVar;
 import io.capsule.driver.api.LaunchPlan;
 import io.capsule.driver.api.Session;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -26,8 +21,6 @@ import java.util.Optional;
  * caller; a failing write disables the trace (the run goes on) rather than failing the run.
  */
 public final class TraceWriter implements AutoCloseable {
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Writer out;
   private final Clock clock;
@@ -78,92 +71,25 @@ public final class TraceWriter implements AutoCloseable {
   }
 
   /**
-   * One line of JSON (no newline): event_type, timestamp, then the fields in order. Written by a
-   * streaming generator, field by field, with what the mapper would write for each value, so the
-   * line is the one {@code writeValueAsString} of the same ordered map gives, without building that
-   * map (issue #15: per record, the map copy and the mapper's serializer lookups cost more than the
-   * writing).
+   * One line of JSON (no newline): event_type, timestamp, then the fields in order; the line {@code
+   * writeValueAsString} of the same ordered map gives, written without building that map ({@link
+   * TraceJson}).
    */
   public static String render(TraceRecord record, Instant at) {
-    StringWriter line = new StringWriter(128);
-    try (JsonGenerator g = JSON.createGenerator(line)) {
-      writeRecord(g, record, at);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    StringBuilder line = new StringBuilder(128);
+    TraceJson.append(line, record, at);
     return line.toString();
   }
 
   /**
    * Each record as {@link #render} writes it, stamped with {@code clock}'s instant when its turn
-   * comes, each followed by a newline: one generator for a parsed batch's records, not one each.
+   * comes, each followed by a newline, appended to {@code out}.
    */
-  public static String renderLines(List<TraceRecord> records, Clock clock) {
-    StringWriter lines = new StringWriter(128 * records.size());
-    try (JsonGenerator g = JSON.createGenerator(lines)) {
-      g.setRootValueSeparator(null); // the newline below separates the records
-      for (TraceRecord r : records) {
-        writeRecord(g, r, clock.instant());
-        g.writeRaw('\n');
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  public static void renderLines(List<TraceRecord> records, Clock clock, StringBuilder out) {
+    for (TraceRecord r : records) {
+      TraceJson.append(out, r, clock.instant());
+      out.append('\n');
     }
-    return lines.toString();
-  }
-
-  private static void writeRecord(JsonGenerator g, TraceRecord record, Instant at)
-      throws IOException {
-    g.writeStartObject();
-    g.writeStringField("event_type", record.eventType());
-    g.writeStringField("timestamp", Timestamps.iso(at));
-    for (int i = 0, n = record.size(); i < n; i++) {
-      g.writeFieldName(record.key(i));
-      writeValue(g, record.value(i));
-    }
-    g.writeEndObject();
-  }
-
-  /**
-   * What the mapper writes for {@code v}: strings, ints, longs, booleans, lists and maps with
-   * string keys directly; anything else (other numbers, other keys) through the mapper itself.
-   */
-  private static void writeValue(JsonGenerator g, Object v) throws IOException {
-    if (v == null) {
-      g.writeNull();
-    } else if (v instanceof String s) {
-      g.writeString(s);
-    } else if (v instanceof Integer i) {
-      g.writeNumber(i.intValue());
-    } else if (v instanceof Long l) {
-      g.writeNumber(l.longValue());
-    } else if (v instanceof Boolean b) {
-      g.writeBoolean(b.booleanValue());
-    } else if (v instanceof List<?> list) {
-      g.writeStartArray();
-      for (Object item : list) {
-        writeValue(g, item);
-      }
-      g.writeEndArray();
-    } else if (v instanceof Map<?, ?> map && stringKeys(map)) {
-      g.writeStartObject();
-      for (Map.Entry<?, ?> e : map.entrySet()) {
-        g.writeFieldName((String) e.getKey());
-        writeValue(g, e.getValue());
-      }
-      g.writeEndObject();
-    } else {
-      g.writeObject(v);
-    }
-  }
-
-  private static boolean stringKeys(Map<?, ?> map) {
-    for (Object k : map.keySet()) {
-      if (!(k instanceof String)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

@@ -26,7 +26,8 @@ import java.util.List;
  *       cut line that never ends is dropped like any unterminated tail.
  * </ul>
  *
- * <p>Memory: at most {@code cap + 1} bytes are buffered, grown on demand.
+ * <p>Memory: at most {@code cap + 1} bytes are buffered, grown on demand, and only for a line that
+ * spans chunks: a line whole in one chunk is decoded from the chunk (see {@link #bufferCapacity}).
  *
  * <p>Speed: the newline is looked for 8 bytes at a time (a {@code long} read from the chunk, the
  * bytes equal to {@code \n} found with word arithmetic), since scanning the ~600-byte lines of a
@@ -81,15 +82,19 @@ public final class LineFramer {
     int end = offset + length;
     while (i < end) {
       int nl = indexOfNewline(chunk, i, end);
-      int segmentEnd = nl < 0 ? end : nl;
-      append(chunk, i, segmentEnd - i);
       if (nl < 0) {
+        append(chunk, i, end - i);
         break;
       }
-      out.add(finishLine());
+      out.add(lineBytes == 0 ? wholeLine(chunk, i, nl) : finishLine(chunk, i, nl));
       i = nl + 1;
     }
     return out;
+  }
+
+  /** The buffer's size now: what a line spanning chunks made it grow to (for the tests). */
+  int bufferCapacity() {
+    return buf.length;
   }
 
   /** Bytes of the line in progress (what EOF would drop now). */
@@ -148,11 +153,31 @@ public final class LineFramer {
     }
   }
 
-  private Line finishLine() {
+  /**
+   * A line that starts and ends in this chunk ({@code chunk[from, nl)}, its {@code \n} at {@code
+   * nl}): decoded straight from the chunk, never copied into the buffer first (issue #15: nearly
+   * every line of a harness's JSON is whole in one 64 KiB pipe read).
+   */
+  private Line wholeLine(byte[] chunk, int from, int nl) {
+    int contentBytes = nl - from - (nl > from && chunk[nl - 1] == '\r' ? 1 : 0);
+    if (contentBytes > cap) {
+      return new Line(
+          new String(chunk, from, cutPoint(chunk, from, cap), StandardCharsets.UTF_8),
+          contentBytes);
+    }
+    return new Line(new String(chunk, from, contentBytes, StandardCharsets.UTF_8), 0);
+  }
+
+  /**
+   * The line in progress, completed by {@code chunk[from, nl)} and the {@code \n} at {@code nl}.
+   */
+  private Line finishLine(byte[] chunk, int from, int nl) {
+    append(chunk, from, nl - from);
     long contentBytes = lineBytes - (lastByte == '\r' ? 1 : 0);
     Line line;
     if (contentBytes > cap) {
-      line = new Line(new String(buf, 0, cutPoint(), StandardCharsets.UTF_8), contentBytes);
+      line =
+          new Line(new String(buf, 0, cutPoint(buf, 0, cap), StandardCharsets.UTF_8), contentBytes);
     } else {
       line = new Line(new String(buf, 0, (int) contentBytes, StandardCharsets.UTF_8), 0);
     }
@@ -163,13 +188,16 @@ public final class LineFramer {
     return line;
   }
 
-  /** The cap, moved back to the start of the character the cap falls into (at most 3 bytes). */
-  private int cutPoint() {
+  /**
+   * The cap, moved back to the start of the character the cap falls into (at most 3 bytes), for the
+   * line starting at {@code bytes[start]}, which holds more than {@code cap} bytes.
+   */
+  private static int cutPoint(byte[] bytes, int start, int cap) {
     int k = cap;
-    while (k > 0 && k > cap - 3 && isContinuation(buf[k])) {
+    while (k > 0 && k > cap - 3 && isContinuation(bytes[start + k])) {
       k--;
     }
-    return isContinuation(buf[k]) || k == 0 ? cap : k;
+    return isContinuation(bytes[start + k]) || k == 0 ? cap : k;
   }
 
   private static boolean isContinuation(byte b) {

@@ -145,8 +145,9 @@ public final class EmbeddedRuntime {
   /**
    * A run's events as a stream, fed by a relay made with {@link RunRelay#chunked} on the given ref
    * by {@code start}. The events come in chunks: a message into the stream per chunk, not per
-   * event. The buffer stage never back-pressures (it fails when full), so chunks do not wait in the
-   * actorRef source: the stream fails when its consumer is {@link #SOURCE_BUFFER} events behind.
+   * event. {@link EventChunks} never back-pressures (it fails when it holds more than {@link
+   * #SOURCE_BUFFER} events), so chunks do not wait in the actorRef source: the stream fails when
+   * its consumer is {@link #SOURCE_BUFFER} events behind.
    */
   static Source<RunEvent, RunHandle> chunkedSource(
       Function<ActorRef<List<RunEvent>>, RunHandle> start) {
@@ -156,9 +157,7 @@ public final class EmbeddedRuntime {
             SOURCE_BUFFER / RunRelay.CHUNK_MAX,
             OverflowStrategy.fail())
         .mapMaterializedValue(ref -> start.apply(Adapter.<List<RunEvent>>toTyped(ref)))
-        .<RunEvent>mapConcat(chunk -> chunk)
-        .buffer(SOURCE_BUFFER, OverflowStrategy.fail())
-        .takeWhile(e -> !(e instanceof RunEvent.Finished), true);
+        .via(new EventChunks(SOURCE_BUFFER));
   }
 
   private RunHandle startChunked(RunRequest request, ActorRef<List<RunEvent>> chunks) {

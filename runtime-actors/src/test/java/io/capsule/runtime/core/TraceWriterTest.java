@@ -130,6 +130,53 @@ class TraceWriterTest {
     }
   }
 
+  @Test
+  void everyCharacterIsWrittenAsTheMapperWritesItInValuesAndNames() throws Exception {
+    Instant at = Instant.parse("2026-12-03T08:09:50.120Z");
+    for (int c = 0; c <= 0xFFFF; c++) {
+      String s = "a" + (char) c + "b" + (char) c;
+      TraceRecord r =
+          TraceRecord.of(s).with(s, s).with("list", List.of(s)).with("map", Map.of(s, s));
+      assertEquals(mapperLine(r, at), TraceWriter.render(r, at), "character " + c);
+    }
+  }
+
+  @Test
+  void randomStringsAreWrittenAsTheMapperWritesThem() throws Exception {
+    java.util.Random random = new java.util.Random(15);
+    Instant at = Instant.parse("2026-12-03T08:09:50Z");
+    char[] picks = {
+      '"', '\\', '/', '\n', '\r', '\t', '\u0000', '\u001f', '\u007f', 'x', '\u00e9', '\u2028',
+      '\ud83d', '\ude00'
+    };
+    for (int i = 0; i < 5_000; i++) {
+      StringBuilder b = new StringBuilder();
+      for (int k = random.nextInt(40); k > 0; k--) {
+        b.append(
+            random.nextBoolean()
+                ? picks[random.nextInt(picks.length)]
+                : (char) random.nextInt(0x3000));
+      }
+      String s = b.toString();
+      TraceRecord r = TraceRecord.of("note").with("text", s).with("n", random.nextLong());
+      assertEquals(mapperLine(r, at), TraceWriter.render(r, at), s);
+    }
+  }
+
+  @Test
+  void aBatchRendersAsItsRecordsEachOnItsOwnLine() throws Exception {
+    Instant at = Instant.parse("2026-12-03T08:09:50.5Z");
+    List<TraceRecord> records =
+        List.of(
+            TraceRecord.of("tool_call").with("turn", 1).with("name", "Bash"),
+            TraceRecord.of("inference").with("turn", 1).with("first_tool", null));
+    StringBuilder out = new StringBuilder();
+    TraceWriter.renderLines(records, Clock.fixed(at, ZoneOffset.UTC), out);
+    assertEquals(
+        mapperLine(records.get(0), at) + "\n" + mapperLine(records.get(1), at) + "\n",
+        out.toString());
+  }
+
   @ParameterizedTest(name = "[{index}] {0}")
   @CsvSource({
     "2026-01-02T03:04:05Z",

@@ -116,7 +116,7 @@ class LineFramerTest {
 
   @Test
   void theWordScanFindsTheFirstNewlineWhateverSurroundsIt() {
-    for (int len = 0; len <= 24; len++) {
+    for (int len = 0; len <= 40; len++) {
       for (int at = -1; at < len; at++) {
         for (int filler = 0; filler < 256; filler++) {
           if (filler == '\n') {
@@ -186,6 +186,22 @@ class LineFramerTest {
     assertEquals(cap, lines.get(0).text().length());
     assertEquals(20L * 1024 * 1024, lines.get(0).originalBytes());
     assertEquals("ok", lines.get(1).text());
+  }
+
+  @Test
+  void aLineWholeInOneChunkIsNotCopiedIntoTheBuffer() {
+    LineFramer framer = new LineFramer(1024 * 1024);
+    int before = framer.bufferCapacity();
+    byte[] chunk = new byte[100 * 1024 + 3];
+    Arrays.fill(chunk, (byte) 'x');
+    chunk[100 * 1024] = '\n';
+    chunk[100 * 1024 + 1] = 'o';
+    chunk[100 * 1024 + 2] = 'k';
+    List<LineFramer.Line> lines = framer.feed(chunk);
+    assertEquals(1, lines.size());
+    assertEquals("x".repeat(100 * 1024), lines.get(0).text());
+    assertEquals(before, framer.bufferCapacity(), "the 100 KiB line went through the buffer");
+    assertEquals(List.of("ok"), render(framer.feed(new byte[] {'\n'})));
   }
 
   @Test
