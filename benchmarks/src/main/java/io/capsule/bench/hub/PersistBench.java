@@ -160,9 +160,10 @@ public final class PersistBench {
 
   /**
    * CPU time of this JVM over a phase, and of it the bench's own runner clients (the JDK HTTP
-   * client's threads, which run their WebSocket sends): a figure the machine's load hardly moves,
-   * unlike a rate, since it counts only the time this process ran. PostgreSQL's own work is in its
-   * server processes, not here, for the hub and the bare insert alike.
+   * client's threads, which run their WebSocket sends, and the bench's main thread, which queues
+   * them and runs the sends whose turn has come when queued): a figure the machine's load hardly
+   * moves, unlike a rate, since it counts only the time this process ran. PostgreSQL's own work is
+   * in its server processes, not here, for the hub and the bare insert alike.
    */
   record Cpu(long processNanos, long clientNanos) {
     private static final com.sun.management.OperatingSystemMXBean OS =
@@ -172,7 +173,8 @@ public final class PersistBench {
     static Cpu now() {
       long clients = 0;
       for (ThreadInfo t : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
-        if (t != null && t.getThreadName().startsWith("HttpClient-")) {
+        if (t != null
+            && (t.getThreadName().startsWith("HttpClient-") || t.getThreadName().equals("main"))) {
           long c = THREADS.getThreadCpuTime(t.getThreadId());
           clients += Math.max(0, c);
         }
