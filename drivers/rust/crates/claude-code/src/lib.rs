@@ -1,6 +1,7 @@
 //! The `claude-code` driver: drives Claude Code's `--print` mode with stream-json on both sides.
 //! Flags, event mapping, usage mapping and config keys are documented in this crate's README.
 
+mod fast;
 mod nested;
 mod parse;
 
@@ -237,3 +238,6 @@ mod value_parse;
 
 #[cfg(test)]
 mod oracle_tests;
+
+#[cfg(test)]
+mod fast_tests;

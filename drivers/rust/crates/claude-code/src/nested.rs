@@ -56,22 +56,7 @@ impl<'de, 'n, T: ReadInPlace<'de>> Visitor<'de> for NestedVisitor<'n, T> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen: u64 = 0;
-        while let Some(name) = map.next_key_seed(NameSeed::<T>(PhantomData))? {
-            match name {
-                Some(index) => {
-                    let bit = 1u64 << index;
-                    if seen & bit != 0 {
-                        return Err(de::Error::custom("duplicate member"));
-                    }
-                    seen |= bit;
-                    self.0.value.read_member(index, &mut map)?;
-                }
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
+        read_members(&mut self.0.value, &mut map)?;
         self.0.present = true;
         Ok(())
     }
@@ -108,6 +93,28 @@ impl<'de, 'n, T: ReadInPlace<'de>> Visitor<'de> for NestedVisitor<'n, T> {
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
         Ok(())
     }
+}
+
+/// Reads an object's members from `map` into `target`, as `lenient::object_line_into` reads a
+/// line's: a member named twice is an error, a member `T` does not name is skipped.
+pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T, map: &mut A) -> Result<(), A::Error> {
+    let mut seen: u64 = 0;
+    while let Some(name) = map.next_key_seed(NameSeed::<T>(PhantomData))? {
+        match name {
+            Some(index) => {
+                let bit = 1u64 << index;
+                if seen & bit != 0 {
+                    return Err(de::Error::custom("duplicate member"));
+                }
+                seen |= bit;
+                target.read_member(index, map)?;
+            }
+            None => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A member name as `T`'s member index (`None`: skip it).

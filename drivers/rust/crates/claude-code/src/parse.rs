@@ -324,8 +324,13 @@ impl ClaudeParser {
             return;
         }
         let mut line_members = Line::default();
-        if !object_line_into(line, &mut line_members) {
-            return events.push(note_unreadable("unreadable claude line: ", line));
+        // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
+        // scratch, so a line reads as it always did (`fast`).
+        if crate::fast::read_line(line, &mut line_members).is_err() {
+            line_members = Line::default();
+            if !object_line_into(line, &mut line_members) {
+                return events.push(note_unreadable("unreadable claude line: ", line));
+            }
         }
         let v = &mut line_members;
         let understood = match v.kind.as_str() {
