@@ -45,18 +45,13 @@ impl de::Error for Bail {
 
 /// Reads the JSON object `line` into `target` as `lenient::object_line_into` does; `Err` when the
 /// fast path gives up (then `target` may hold part of the line: read it again from a fresh one).
-pub fn read_line<'de, T: ReadInPlace<'de>>(line: &'de str, target: &mut T) -> Result<(), Bail> {
-    let mut r = Reader { src: line, pos: 0, depth: 1, scratch: Vec::new() };
-    if r.peek_ws() != Some(b'{') {
-        return Err(Bail);
-    }
-    r.pos += 1;
-    read_members(target, &mut Map { r: &mut r, first: true })?;
-    r.end(b'}')?;
-    match r.peek_ws() {
-        None => Ok(()),
-        Some(_) => Err(Bail),
-    }
+/// `scratch` holds the unescaped text of strings with escapes, kept by the caller from line to
+/// line so it is allocated once.
+pub fn read_line<'de, T: ReadInPlace<'de>>(line: &'de str, target: &mut T, scratch: &mut Vec<u8>) -> Result<(), Bail> {
+    let mut r = Reader { src: line, pos: 0, depth: 1, scratch: std::mem::take(scratch) };
+    let read = r.object_line(target);
+    *scratch = r.scratch;
+    read
 }
 
 pub struct Reader<'de> {
@@ -93,6 +88,19 @@ fn hex(b: u8) -> Option<u32> {
 }
 
 impl<'de> Reader<'de> {
+    fn object_line<T: ReadInPlace<'de>>(&mut self, target: &mut T) -> Result<(), Bail> {
+        if self.peek_ws() != Some(b'{') {
+            return Err(Bail);
+        }
+        self.pos += 1;
+        read_members(target, &mut Map { r: self, first: true })?;
+        self.end(b'}')?;
+        match self.peek_ws() {
+            None => Ok(()),
+            Some(_) => Err(Bail),
+        }
+    }
+
     #[inline]
     fn bytes(&self) -> &'de [u8] {
         self.src.as_bytes()

@@ -38,7 +38,7 @@ fn assert_agrees(text: &str) {
         (Err(_), _) => {}
     }
     let mut line = Line::default();
-    if fast::read_line(text, &mut line).is_ok() {
+    if fast::read_line(text, &mut line, &mut Vec::new()).is_ok() {
         let mut line = Line::default();
         assert!(object_line_into(text, &mut line), "the fast path read {:?} as a line, serde_json refused it", text);
     }
@@ -47,7 +47,7 @@ fn assert_agrees(text: &str) {
 #[test]
 fn the_fast_path_reads_every_transcript_line_without_giving_up() {
     for line in all_lines() {
-        assert!(fast::read_line(&line, &mut Line::default()).is_ok(), "gave up on {}", line);
+        assert!(fast::read_line(&line, &mut Line::default(), &mut Vec::new()).is_ok(), "gave up on {}", line);
         // As a whole value it gives up only on a float (`result` lines carry their cost).
         if !line.contains("_usd\":") && !line.contains("costUSD") {
             assert!(fast::read_value::<Value>(&line).is_ok(), "gave up on {}", line);

@@ -300,6 +300,8 @@ pub struct ClaudeParser {
     session: Option<String>,
     /// The subscription windows reported so far, merged, in first-seen order.
     windows: Vec<QuotaWindow>,
+    /// The fast path's buffer for unescaped strings, reused from line to line.
+    scratch: Vec<u8>,
 }
 
 impl ClaudeParser {
@@ -326,7 +328,7 @@ impl ClaudeParser {
         let mut line_members = Line::default();
         // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
         // scratch, so a line reads as it always did (`fast`).
-        if crate::fast::read_line(line, &mut line_members).is_err() {
+        if crate::fast::read_line(line, &mut line_members, &mut self.scratch).is_err() {
             line_members = Line::default();
             if !object_line_into(line, &mut line_members) {
                 return events.push(note_unreadable("unreadable claude line: ", line));
