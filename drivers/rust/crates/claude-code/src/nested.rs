@@ -6,10 +6,9 @@
 //! (a member named twice fails the line, a member `T` does not name is skipped unread, an escaped
 //! name is matched unescaped); any other JSON value is skipped and the member reads as absent.
 
-use murmur_driver_abi::lenient::ReadInPlace;
+use murmur_driver_abi::lenient::{read_members, ReadInPlace};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use std::marker::PhantomData;
 
 /// A member that is a JSON object read in place into `T`; absent when it was not an object (or
 /// not in the line), as `Obj<T>` is `Obj(None)`.
@@ -92,50 +91,5 @@ impl<'de, 'n, T: ReadInPlace<'de>> Visitor<'de> for NestedVisitor<'n, T> {
 
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
         Ok(())
-    }
-}
-
-/// Reads an object's members from `map` into `target`, as `lenient::object_line_into` reads a
-/// line's: a member named twice is an error, a member `T` does not name is skipped.
-pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T, map: &mut A) -> Result<(), A::Error> {
-    let mut seen: u64 = 0;
-    while let Some(name) = map.next_key_seed(NameSeed::<T>(PhantomData))? {
-        match name {
-            Some(index) => {
-                let bit = 1u64 << index;
-                if seen & bit != 0 {
-                    return Err(de::Error::custom("duplicate member"));
-                }
-                seen |= bit;
-                target.read_member(index, map)?;
-            }
-            None => {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A member name as `T`'s member index (`None`: skip it).
-struct NameSeed<T>(PhantomData<T>);
-
-impl<'de, T: ReadInPlace<'de>> DeserializeSeed<'de> for NameSeed<T> {
-    type Value = Option<u32>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<u32>, D::Error> {
-        d.deserialize_identifier(self)
-    }
-}
-
-impl<'de, T: ReadInPlace<'de>> Visitor<'de> for NameSeed<T> {
-    type Value = Option<u32>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<u32>, E> {
-        Ok(T::member_index(v))
     }
 }

@@ -7,7 +7,8 @@
 //! [`ClaudeParser`], so any batch split gives the same events.
 
 use crate::nested::Nested;
-use murmur_driver_abi::lenient::{name_is, object_line_into, Arr, Field, ReadInPlace};
+use murmur_driver_abi::fast;
+use murmur_driver_abi::lenient::{name_is, Arr, Field, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -328,11 +329,8 @@ impl ClaudeParser {
         let mut line_members = Line::default();
         // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
         // scratch, so a line reads as it always did (`fast`).
-        if crate::fast::read_line(line, &mut line_members, &mut self.scratch).is_err() {
-            line_members = Line::default();
-            if !object_line_into(line, &mut line_members) {
-                return events.push(note_unreadable("unreadable claude line: ", line));
-            }
+        if !fast::object_line_into(line, &mut line_members, &mut self.scratch) {
+            return events.push(note_unreadable("unreadable claude line: ", line));
         }
         let v = &mut line_members;
         let understood = match v.kind.as_str() {
