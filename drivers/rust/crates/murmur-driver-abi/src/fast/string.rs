@@ -34,7 +34,11 @@ impl<'de> Reader<'de> {
         let b = self.bytes();
         loop {
             let word = if i + 8 <= b.len() {
-                u64::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7]])
+                // One unaligned 8-byte load (`i64.load` on wasm32): eight indexings were left as
+                // eight byte loads and shifts.
+                let mut word = [0u8; 8];
+                word.copy_from_slice(&b[i..i + 8]);
+                u64::from_le_bytes(word)
             } else if i < b.len() {
                 let mut padded = [b'"'; 8];
                 padded[..b.len() - i].copy_from_slice(&b[i..]);
