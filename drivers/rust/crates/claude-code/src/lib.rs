@@ -1,6 +1,7 @@
 //! The `claude-code` driver: drives Claude Code's `--print` mode with stream-json on both sides.
 //! Flags, event mapping, usage mapping and config keys are documented in this crate's README.
 
+mod nested;
 mod parse;
 
 use murmur_driver_abi::util::*;
@@ -236,3 +237,6 @@ mod value_parse;
 
 #[cfg(test)]
 mod oracle_tests;
+
+#[cfg(test)]
+mod fast_tests;

@@ -6,11 +6,12 @@
 //! reading gave (`value_parse`, kept as the tests' oracle). State that spans lines lives in
 //! [`ClaudeParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::lenient::{name_is, object_line_into, Arr, Field, Obj, ReadInPlace};
+use crate::nested::Nested;
+use murmur_driver_abi::fast;
+use murmur_driver_abi::lenient::{name_is, Arr, Field, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
-use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -30,15 +31,15 @@ pub struct Line<'a> {
     pub error_status: Field<'a>,
     pub retry_delay_ms: Field<'a>,
     pub parent_tool_use_id: Field<'a>,
-    pub event: Obj<StreamEvent<'a>>,
-    pub message: Obj<Message>,
-    pub usage: Obj<UsageJson<'a>>,
+    pub event: Nested<StreamEvent<'a>>,
+    pub message: Nested<Message>,
+    pub usage: Nested<UsageJson<'a>>,
     pub result: Field<'a>,
     pub is_error: Field<'a>,
     pub api_error_status: Field<'a>,
     pub terminal_reason: Field<'a>,
     pub errors: Arr<Field<'a>>,
-    pub rate_limit_info: Obj<RateLimitInfo<'a>>,
+    pub rate_limit_info: Nested<RateLimitInfo<'a>>,
 }
 
 impl<'de> ReadInPlace<'de> for Line<'de> {
@@ -81,98 +82,210 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
             7 => self.error_status = map.next_value()?,
             8 => self.retry_delay_ms = map.next_value()?,
             9 => self.parent_tool_use_id = map.next_value()?,
-            10 => self.event = map.next_value()?,
-            11 => self.message = map.next_value()?,
-            12 => self.usage = map.next_value()?,
+            10 => map.next_value_seed(&mut self.event)?,
+            11 => map.next_value_seed(&mut self.message)?,
+            12 => map.next_value_seed(&mut self.usage)?,
             13 => self.result = map.next_value()?,
             14 => self.is_error = map.next_value()?,
             15 => self.api_error_status = map.next_value()?,
             16 => self.terminal_reason = map.next_value()?,
             17 => self.errors = map.next_value()?,
-            _ => self.rate_limit_info = map.next_value()?,
+            _ => map.next_value_seed(&mut self.rate_limit_info)?,
         }
         Ok(())
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// A nested object read in place (see [`Nested`]): `content_block` and `delta` inline, filled
+/// member by member.
+#[derive(Default)]
 pub struct StreamEvent<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     index: Field<'a>,
-    #[serde(borrow)]
-    content_block: Obj<ContentBlockStart<'a>>,
-    #[serde(borrow)]
-    delta: Obj<Delta<'a>>,
+    content_block: Nested<ContentBlockStart<'a>>,
+    delta: Nested<Delta<'a>>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'de> ReadInPlace<'de> for StreamEvent<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            4 if name_is(name, "type") => Some(0),
+            5 if name_is(name, "index") => Some(1),
+            5 if name_is(name, "delta") => Some(3),
+            13 if name_is(name, "content_block") => Some(2),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            1 => self.index = map.next_value()?,
+            2 => map.next_value_seed(&mut self.content_block)?,
+            _ => map.next_value_seed(&mut self.delta)?,
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
 pub struct ContentBlockStart<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     id: Field<'a>,
-    #[serde(borrow)]
     name: Field<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'de> ReadInPlace<'de> for ContentBlockStart<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            2 if name_is(name, "id") => Some(1),
+            4 if name_is(name, "type") => Some(0),
+            4 if name_is(name, "name") => Some(2),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            1 => self.id = map.next_value()?,
+            _ => self.name = map.next_value()?,
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
 pub struct Delta<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     text: Field<'a>,
-    #[serde(borrow)]
     thinking: Field<'a>,
-    #[serde(borrow)]
     partial_json: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for Delta<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            4 if name_is(name, "type") => Some(0),
+            4 if name_is(name, "text") => Some(1),
+            8 if name_is(name, "thinking") => Some(2),
+            12 if name_is(name, "partial_json") => Some(3),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            1 => self.text = map.next_value()?,
+            2 => self.thinking = map.next_value()?,
+            _ => self.partial_json = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 /// A whole message's content blocks stay `Value`s: they are few, and an unknown one is reported
 /// as its JSON text, a tool call's input as its compact JSON.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 pub struct Message {
     content: Arr<Value>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-pub struct UsageJson<'a> {
-    #[serde(borrow)]
-    input_tokens: Field<'a>,
-    #[serde(borrow)]
-    output_tokens: Field<'a>,
-    #[serde(borrow)]
-    cache_read_input_tokens: Field<'a>,
-    #[serde(borrow)]
-    cache_creation_input_tokens: Field<'a>,
-    #[serde(borrow)]
-    output_tokens_details: Obj<TokenDetails<'a>>,
+impl<'de> ReadInPlace<'de> for Message {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            7 if name_is(name, "content") => Some(0),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, _: u32, map: &mut A) -> Result<(), A::Error> {
+        self.content = map.next_value()?;
+        Ok(())
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
+pub struct UsageJson<'a> {
+    input_tokens: Field<'a>,
+    output_tokens: Field<'a>,
+    cache_read_input_tokens: Field<'a>,
+    cache_creation_input_tokens: Field<'a>,
+    output_tokens_details: Nested<TokenDetails<'a>>,
+}
+
+impl<'de> ReadInPlace<'de> for UsageJson<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            12 if name_is(name, "input_tokens") => Some(0),
+            13 if name_is(name, "output_tokens") => Some(1),
+            21 if name_is(name, "output_tokens_details") => Some(4),
+            23 if name_is(name, "cache_read_input_tokens") => Some(2),
+            27 if name_is(name, "cache_creation_input_tokens") => Some(3),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.input_tokens = map.next_value()?,
+            1 => self.output_tokens = map.next_value()?,
+            2 => self.cache_read_input_tokens = map.next_value()?,
+            3 => self.cache_creation_input_tokens = map.next_value()?,
+            _ => map.next_value_seed(&mut self.output_tokens_details)?,
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
 pub struct TokenDetails<'a> {
-    #[serde(borrow)]
     thinking_tokens: Field<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'de> ReadInPlace<'de> for TokenDetails<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            15 if name_is(name, "thinking_tokens") => Some(0),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, _: u32, map: &mut A) -> Result<(), A::Error> {
+        self.thinking_tokens = map.next_value()?;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
 pub struct RateLimitInfo<'a> {
-    #[serde(rename = "rateLimitType", borrow)]
     rate_limit_type: Field<'a>,
-    #[serde(borrow)]
     utilization: Field<'a>,
-    #[serde(rename = "resetsAt", borrow)]
     resets_at: Field<'a>,
-    #[serde(borrow)]
     status: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for RateLimitInfo<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            6 if name_is(name, "status") => Some(3),
+            8 if name_is(name, "resetsAt") => Some(2),
+            11 if name_is(name, "utilization") => Some(1),
+            13 if name_is(name, "rateLimitType") => Some(0),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.rate_limit_type = map.next_value()?,
+            1 => self.utilization = map.next_value()?,
+            2 => self.resets_at = map.next_value()?,
+            _ => self.status = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -188,11 +301,8 @@ pub struct ClaudeParser {
     session: Option<String>,
     /// The subscription windows reported so far, merged, in first-seen order.
     windows: Vec<QuotaWindow>,
-}
-
-/// The string, or "" when absent or not a string, owned.
-fn string_or_empty(f: Field) -> String {
-    f.into_string().unwrap_or_default()
+    /// The fast path's buffer for unescaped strings, reused from line to line.
+    scratch: Vec<u8>,
 }
 
 impl ClaudeParser {
@@ -217,7 +327,9 @@ impl ClaudeParser {
             return;
         }
         let mut line_members = Line::default();
-        if !object_line_into(line, &mut line_members) {
+        // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
+        // scratch, so a line reads as it always did (`fast`).
+        if !fast::object_line_into(line, &mut line_members, &mut self.scratch) {
             return events.push(note_unreadable("unreadable claude line: ", line));
         }
         let v = &mut line_members;
@@ -267,7 +379,7 @@ impl ClaudeParser {
             // A subagent's stream is the harness's internal work, not the agent's turn.
             return true;
         }
-        let event = match v.event.0.take() {
+        let event = match v.event.get_mut() {
             Some(e) => e,
             None => return false,
         };
@@ -277,9 +389,9 @@ impl ClaudeParser {
                 true
             }
             Some("content_block_start") => {
-                if let Some(block) = event.content_block.0 {
+                if let Some(block) = event.content_block.get_mut() {
                     if block.kind.as_str() == Some("tool_use") {
-                        let id = string_or_empty(block.id);
+                        let id = block.id.take_string().unwrap_or_default();
                         let name = self.tool_name(block.name.as_str().unwrap_or(""));
                         self.blocks.insert(event.index.as_u64().unwrap_or(0), (id.clone(), 0));
                         events.push(Event::ToolCallStarted(ToolCallStart { id, name }));
@@ -289,17 +401,20 @@ impl ClaudeParser {
             }
             Some("content_block_delta") => {
                 let index = event.index.as_u64().unwrap_or(0);
-                self.delta(index, event.delta.0.unwrap_or_default(), events)
+                match event.delta.get_mut() {
+                    Some(delta) => self.delta(index, delta, events),
+                    None => self.delta(index, &mut Delta::default(), events),
+                }
             }
             Some("content_block_stop") | Some("message_delta") | Some("message_stop") | Some("ping") => true,
             _ => false,
         }
     }
 
-    fn delta(&mut self, index: u64, delta: Delta, events: &mut Vec<Event>) -> bool {
+    fn delta(&mut self, index: u64, delta: &mut Delta, events: &mut Vec<Event>) -> bool {
         match delta.kind.as_str() {
-            Some("text_delta") => events.push(Event::TextDelta(string_or_empty(delta.text))),
-            Some("thinking_delta") => events.push(Event::ThinkingDelta(string_or_empty(delta.thinking))),
+            Some("text_delta") => events.push(Event::TextDelta(delta.text.take_string().unwrap_or_default())),
+            Some("thinking_delta") => events.push(Event::ThinkingDelta(delta.thinking.take_string().unwrap_or_default())),
             Some("input_json_delta") => {
                 let added = delta.partial_json.as_str().unwrap_or("").len() as u64;
                 if let Some((id, bytes)) = self.blocks.get_mut(&index) {
@@ -322,7 +437,7 @@ impl ClaudeParser {
             // the `result` line reports the same failure, classified.
             return true;
         }
-        let content = match v.message.0.take().and_then(|m| m.content.0) {
+        let content = match v.message.get_mut().and_then(|m| m.content.0.take()) {
             Some(c) => c,
             None => return false,
         };
@@ -350,7 +465,7 @@ impl ClaudeParser {
         }
         // A user line's text (the task echoed, "[Request interrupted by user]") carries nothing
         // new; only tool results matter.
-        if let Some(content) = v.message.0.take().and_then(|m| m.content.0) {
+        if let Some(content) = v.message.get_mut().and_then(|m| m.content.0.take()) {
             for block in content.iter().filter(|b| str_field(b, "type") == Some("tool_result")) {
                 events.push(Event::ToolResult(ToolResultInfo {
                     id: str_field(block, "tool_use_id").unwrap_or("").to_owned(),

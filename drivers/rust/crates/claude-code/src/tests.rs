@@ -120,7 +120,9 @@ fn result_classification_follows_status_then_terminal_reason_then_subtype() {
 
 #[test]
 fn usage_keeps_unreported_members_apart_from_zero() {
-    let usage = usage_of(&serde_json::from_str(r#"{"input_tokens": 5, "output_tokens": 7}"#).unwrap());
+    let mut usage = UsageJson::default();
+    assert!(murmur_driver_abi::lenient::object_line_into(r#"{"input_tokens": 5, "output_tokens": 7}"#, &mut usage));
+    let usage = usage_of(&usage);
     assert_eq!(usage, Usage { input: Some(5), output: Some(7), cache_read: None, cache_creation: None, thinking: None });
     assert_eq!(usage.plus(Usage::default()), usage);
 }

@@ -182,3 +182,6 @@ mod value_parse;
 
 #[cfg(test)]
 mod oracle_tests;
+
+#[cfg(test)]
+mod fast_tests;

@@ -6,7 +6,8 @@
 //! arguments and result) stays a `Value`, built only on the lines that carry it. State that spans
 //! lines lives in [`CodexParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::lenient::{name_is, object_line_into, Field, Json, Obj, ReadInPlace};
+use murmur_driver_abi::fast;
+use murmur_driver_abi::lenient::{name_is, Field, Json, Obj, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -113,6 +114,8 @@ pub struct CodexParser {
     total: Usage,
     /// The last fatal `error` message, for a run that ends without `turn.failed`.
     last_error: Option<String>,
+    /// The fast path's buffer for unescaped strings, reused from line to line.
+    scratch: Vec<u8>,
 }
 
 /// The string, or "" when absent or not a string, owned.
@@ -134,7 +137,9 @@ impl CodexParser {
             return;
         }
         let mut line_members = Line::default();
-        if !object_line_into(line, &mut line_members) {
+        // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
+        // scratch, so a line reads as it always did (`murmur_driver_abi::fast`).
+        if !fast::object_line_into(line, &mut line_members, &mut self.scratch) {
             return events.push(note_unreadable("unreadable codex line: ", line));
         }
         let v = &mut line_members;

@@ -6,7 +6,8 @@
 //! call's parameters stay a `Value`, built only on the lines that carry them. State that spans
 //! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::lenient::{name_is, object_line_into, Field, Json, Obj, ReadInPlace};
+use murmur_driver_abi::fast;
+use murmur_driver_abi::lenient::{name_is, Field, Json, Obj, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -112,6 +113,8 @@ pub struct GeminiParser {
     /// tool call or result, and the turn's final answer.
     message: String,
     streaming: bool,
+    /// The fast path's buffer for unescaped strings, reused from line to line.
+    scratch: Vec<u8>,
 }
 
 impl GeminiParser {
@@ -130,7 +133,9 @@ impl GeminiParser {
             return;
         }
         let mut line_members = Line::default();
-        if !object_line_into(line, &mut line_members) {
+        // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
+        // scratch, so a line reads as it always did (`murmur_driver_abi::fast`).
+        if !fast::object_line_into(line, &mut line_members, &mut self.scratch) {
             return events.push(note_unreadable("unreadable gemini line: ", line));
         }
         let v = &mut line_members;

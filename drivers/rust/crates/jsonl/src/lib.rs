@@ -101,3 +101,6 @@ mod value_parse;
 
 #[cfg(test)]
 mod oracle_tests;
+
+#[cfg(test)]
+mod fast_tests;

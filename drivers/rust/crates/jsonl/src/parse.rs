@@ -6,7 +6,8 @@
 //! the lines that carry it. The line's struct is filled in place (`ReadInPlace`), not built by a
 //! derived visitor and moved out: on lines this short the moves cost as much as the reading.
 
-use murmur_driver_abi::lenient::{name_is, object_line_into, Field, Json, Member, ReadInPlace};
+use murmur_driver_abi::fast;
+use murmur_driver_abi::lenient::{name_is, Field, Json, Member, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -97,6 +98,8 @@ pub struct UsageSplit<'a> {
 pub struct JsonlParser {
     /// Whether the program reported a terminal line; later ones are noted, not repeated.
     terminal_seen: bool,
+    /// The fast path's buffer for unescaped strings, reused from line to line.
+    scratch: Vec<u8>,
 }
 
 impl JsonlParser {
@@ -105,7 +108,9 @@ impl JsonlParser {
             return;
         }
         let mut v = Line::default();
-        if !object_line_into(line, &mut v) {
+        // The fast path reads nearly every line; whatever it gives up on, serde_json reads from
+        // scratch, so a line reads as it always did (`murmur_driver_abi::fast`).
+        if !fast::object_line_into(line, &mut v, &mut self.scratch) {
             return events.push(note_unreadable("unreadable jsonl line: ", line));
         }
         // The line's events go straight into `events`: taken back if the line turns out unknown

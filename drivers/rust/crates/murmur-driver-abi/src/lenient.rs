@@ -451,24 +451,31 @@ impl<'de, 't, T: ReadInPlace<'de>> Visitor<'de> for InPlaceVisitor<'t, T> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen: u64 = 0;
-        while let Some(name) = map.next_key_seed(NameSeed::<T>(PhantomData))? {
-            match name {
-                Some(index) => {
-                    let bit = 1u64 << index;
-                    if seen & bit != 0 {
-                        return Err(de::Error::custom("duplicate member"));
-                    }
-                    seen |= bit;
-                    self.0.read_member(index, &mut map)?;
+        read_members(self.0, &mut map)
+    }
+}
+
+/// Reads an object's members from `map` into `target` (see [`ReadInPlace`]): a member named twice
+/// is an error, a member `T` does not name is skipped. For a line's object and for nested objects
+/// read in place, by serde_json and by the fast path (`fast`) alike.
+pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T, map: &mut A) -> Result<(), A::Error> {
+    let mut seen: u64 = 0;
+    while let Some(name) = map.next_key_seed(NameSeed::<T>(PhantomData))? {
+        match name {
+            Some(index) => {
+                let bit = 1u64 << index;
+                if seen & bit != 0 {
+                    return Err(de::Error::custom("duplicate member"));
                 }
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                seen |= bit;
+                target.read_member(index, map)?;
+            }
+            None => {
+                map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok(())
     }
+    Ok(())
 }
 
 /// Reads the JSON object `line` into `target` (see [`ReadInPlace`]); `false` for anything

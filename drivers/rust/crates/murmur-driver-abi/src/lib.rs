@@ -4,6 +4,7 @@
 //! [`export_driver!`] once; on `wasm32` that macro emits the five canonical-ABI exports, their
 //! `cabi_post_*` companions and `cabi_realloc`, all backed by [`canon`]. Nothing is imported.
 
+pub mod fast;
 pub mod json;
 pub mod lenient;
 pub mod small_alloc;

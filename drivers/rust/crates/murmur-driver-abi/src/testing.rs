@@ -168,3 +168,71 @@ mod tests {
         }
     }
 }
+
+/// What a driver's line type made of `text`: (the fast path read it, serde_json read it), each
+/// into a fresh line (`fast::read_line`, `lenient::object_line_into`).
+pub type LineReads = dyn Fn(&str) -> (bool, bool);
+
+/// The fast path (`fast`) against serde_json on `text`: where the fast path reads a value,
+/// serde_json reads the same one; where serde_json refuses, so does the fast path; the same for
+/// `text` read as the driver's line (`line_reads`).
+pub fn assert_fast_path_agrees(text: &str, line_reads: &LineReads) {
+    let ours = crate::fast::read_value::<serde_json::Value>(text);
+    let theirs = serde_json::from_str::<serde_json::Value>(text);
+    match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{:?}", text),
+        (Ok(a), Err(e)) => panic!("the fast path read {:?} as {:?}, serde_json refused it ({})", text, a, e),
+        (Err(_), _) => {}
+    }
+    let (fast, serde) = line_reads(text);
+    assert!(serde || !fast, "the fast path read {:?} as a line, serde_json refused it", text);
+}
+
+/// Asserts that the fast path reads every line of `lines` that serde_json reads as the driver's
+/// line, without giving up, and agrees with serde_json on each.
+pub fn assert_fast_path_reads_every_line(lines: &[String], line_reads: &LineReads) {
+    let mut read = 0;
+    for line in lines {
+        let (fast, serde) = line_reads(line);
+        assert!(fast || !serde, "the fast path gave up on {}", line);
+        read += fast as usize;
+        assert_fast_path_agrees(line, line_reads);
+    }
+    assert!(read > 0, "no line was read");
+}
+
+/// The first line of each kind (`type`, `subtype`, `event.type`, `item.type`) that is a JSON
+/// object: the damaged-line tests try every position of each, and every line would take minutes
+/// unoptimised.
+pub fn one_line_of_each_kind(lines: &[String]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    lines
+        .iter()
+        .filter(|line| match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(v) if v.is_object() => {
+                seen.insert(format!("{}/{}/{}/{}", v["type"], v["subtype"], v["event"]["type"], v["item"]["type"]))
+            }
+            _ => false,
+        })
+        .cloned()
+        .collect()
+}
+
+/// Asserts that the fast path never reads what serde_json refuses on damaged copies of `lines`
+/// (see [`assert_fast_path_agrees`]): every prefix, the line without each of its characters, and
+/// a byte that changes JSON's structure inserted at every position.
+pub fn assert_fast_path_refuses_damaged_lines(lines: &[String], line_reads: &LineReads) {
+    for line in lines {
+        for (at, _) in line.char_indices() {
+            assert_fast_path_agrees(&line[..at], line_reads);
+            let mut damaged = line.clone();
+            damaged.remove(at);
+            assert_fast_path_agrees(&damaged, line_reads);
+            for inserted in [",", "\"", "\\", "0", "-", ".", "}", "]", ":", "\u{1}"] {
+                let mut damaged = line.clone();
+                damaged.insert_str(at, inserted);
+                assert_fast_path_agrees(&damaged, line_reads);
+            }
+        }
+    }
+}
