@@ -236,3 +236,31 @@ pub fn assert_fast_path_refuses_damaged_lines(lines: &[String], line_reads: &Lin
         }
     }
 }
+
+/// The fast path's two tests on a driver's own line type, for a crate's `fast_tests.rs`: it gives
+/// up on none of the harness's transcript lines, and never accepts a damaged copy of a line that
+/// serde_json refuses. `fast_path_tests!(Line, "codex", ["happy", ...])`.
+#[macro_export]
+macro_rules! fast_path_tests {
+    ($line:ty, $harness:literal, [$($transcript:literal),+ $(,)?]) => {
+        fn all_lines() -> Vec<String> {
+            [$($transcript),+].iter().flat_map(|t| $crate::testing::read_transcript($harness, t)).collect()
+        }
+
+        fn line_reads(text: &str) -> (bool, bool) {
+            let fast = $crate::fast::read_line(text, &mut <$line>::default(), &mut Vec::new()).is_ok();
+            (fast, $crate::lenient::object_line_into(text, &mut <$line>::default()))
+        }
+
+        #[test]
+        fn the_fast_path_reads_every_transcript_line_without_giving_up() {
+            $crate::testing::assert_fast_path_reads_every_line(&all_lines(), &line_reads);
+        }
+
+        #[test]
+        fn the_fast_path_never_accepts_a_damaged_transcript_line() {
+            let lines = $crate::testing::one_line_of_each_kind(&all_lines());
+            $crate::testing::assert_fast_path_refuses_damaged_lines(&lines, &line_reads);
+        }
+    };
+}

@@ -13,6 +13,51 @@ macro_rules! bail {
     };
 }
 
+/// The shaped requests (structs, tuples, enums) the fast path never serves: the driver's types ask
+/// for none, so any of them gives up.
+macro_rules! bail_shaped {
+    () => {
+        fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: usize,
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+    };
+}
+
 impl<'de, 'r> Deserializer<'de> for &'r mut Reader<'de> {
     type Error = Bail;
 
@@ -59,39 +104,7 @@ impl<'de, 'r> Deserializer<'de> for &'r mut Reader<'de> {
         visitor.visit_unit()
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, _: usize, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
+    bail_shaped!();
 
     bail! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
@@ -201,39 +214,7 @@ impl<'de, 'a> Deserializer<'de> for Name<'a, 'de> {
         visitor.visit_unit()
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, _: usize, _: V) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Bail> {
-        Err(Bail)
-    }
+    bail_shaped!();
 
     bail! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8

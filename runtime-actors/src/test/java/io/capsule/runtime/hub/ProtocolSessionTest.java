@@ -2,15 +2,12 @@ package io.capsule.runtime.hub;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.Outcomes;
 import io.capsule.runtime.javadsl.RunEvent;
-import io.capsule.runtime.javadsl.RunOutcome;
-import io.capsule.runtime.javadsl.RunStatus;
 import io.capsule.runtime.run.CapsuleRun;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -38,21 +35,6 @@ class ProtocolSessionTest {
     return new RunEvent.TextCompleted("t", t);
   }
 
-  private static RunOutcome done() {
-    return new RunOutcome(
-        "t",
-        RunStatus.DONE,
-        Optional.of("r"),
-        1,
-        UsageSplit.ZERO,
-        Optional.empty(),
-        Optional.empty(),
-        "done",
-        Optional.empty(),
-        Duration.ofSeconds(1),
-        Set.of());
-  }
-
   @Test
   void aBatchOfEventsReachesTheListenerOneByOneInOrder() {
     ActorRef<ProtocolSession.Command> session =
@@ -61,13 +43,13 @@ class ProtocolSessionTest {
     session.tell(new ProtocolSession.Progress(text("a")));
     session.tell(new ProtocolSession.ProgressAll(List.of(text("b"), text("c"), text("d"))));
     session.tell(new ProtocolSession.Progress(text("e")));
-    session.tell(new ProtocolSession.Finish(done(), reported.ref()));
+    session.tell(new ProtocolSession.Finish(Outcomes.done(), reported.ref()));
     session.tell(new ProtocolSession.ProgressAll(List.of(text("late"))));
 
     for (String t : List.of("a", "b", "c", "d", "e")) {
       assertEquals(text(t), listener.receiveMessage());
     }
-    assertEquals(new RunEvent.Finished(done()), listener.receiveMessage());
+    assertEquals(new RunEvent.Finished(Outcomes.done()), listener.receiveMessage());
     assertEquals("t", reported.receiveMessage().taskId());
     listener.expectNoMessage(Duration.ofMillis(100)); // the late batch is dropped
     run.expectNoMessage(Duration.ZERO);
@@ -87,13 +69,13 @@ class ProtocolSessionTest {
     session.tell(new ProtocolSession.Progress(text("a")));
     session.tell(new ProtocolSession.ProgressAll(List.of(text("b"), text("c"), text("d"))));
     session.tell(new ProtocolSession.Progress(text("e")));
-    session.tell(new ProtocolSession.Finish(done(), reported.ref()));
+    session.tell(new ProtocolSession.Finish(Outcomes.done(), reported.ref()));
     session.tell(new ProtocolSession.ProgressAll(List.of(text("late"))));
 
     assertEquals(text("a"), relay.receiveMessage());
     assertEquals(List.of(text("b"), text("c"), text("d")), relay.receiveMessage());
     assertEquals(text("e"), relay.receiveMessage());
-    assertEquals(new RunEvent.Finished(done()), relay.receiveMessage());
+    assertEquals(new RunEvent.Finished(Outcomes.done()), relay.receiveMessage());
     assertEquals("t", reported.receiveMessage().taskId());
     relay.expectNoMessage(Duration.ofMillis(100)); // the late batch is dropped
   }

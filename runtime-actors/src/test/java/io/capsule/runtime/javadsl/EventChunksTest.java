@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.capsule.protocol.frame.UsageSplit;
-import java.time.Duration;
+import io.capsule.runtime.Outcomes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -44,19 +41,7 @@ class EventChunksTest {
   }
 
   private static RunEvent.Finished finished() {
-    return new RunEvent.Finished(
-        new RunOutcome(
-            "t",
-            RunStatus.DONE,
-            Optional.of("r"),
-            1,
-            UsageSplit.ZERO,
-            Optional.empty(),
-            Optional.empty(),
-            "done",
-            Optional.empty(),
-            Duration.ofSeconds(1),
-            Set.of()));
+    return new RunEvent.Finished(Outcomes.done());
   }
 
   private static List<List<RunEvent>> chunksOf(List<RunEvent> events, int size) {

@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.Outcomes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -40,21 +39,6 @@ class RunRelayTest {
     return new RunEvent.TextCompleted("t", "text " + i);
   }
 
-  private static RunOutcome done() {
-    return new RunOutcome(
-        "t",
-        RunStatus.DONE,
-        Optional.of("r"),
-        1,
-        UsageSplit.ZERO,
-        Optional.empty(),
-        Optional.empty(),
-        "done",
-        Optional.empty(),
-        Duration.ofSeconds(1),
-        Set.of());
-  }
-
   @Test
   void aBurstOfEventsGoesOnInOrderInChunksAndTheFinishedEndsTheLast() throws Exception {
     CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
@@ -63,7 +47,7 @@ class RunRelayTest {
     for (int i = 0; i < 3 * RunRelay.CHUNK_MAX + 7; i++) {
       sent.add(text(i));
     }
-    sent.add(new RunEvent.Finished(done()));
+    sent.add(new RunEvent.Finished(Outcomes.done()));
     sent.forEach(relay::tell);
 
     List<RunEvent> got = new ArrayList<>();
@@ -74,7 +58,7 @@ class RunRelayTest {
       got.addAll(chunk);
     }
     assertEquals(sent, got);
-    assertEquals(done(), outcome.get(5, TimeUnit.SECONDS));
+    assertEquals(Outcomes.done(), outcome.get(5, TimeUnit.SECONDS));
     chunks.expectTerminated(relay, Duration.ofSeconds(5));
     chunks.expectNoMessage(Duration.ofMillis(100));
   }
@@ -120,7 +104,7 @@ class RunRelayTest {
     for (int i = 0; i < 1_000; i++) {
       sent.add(text(i));
     }
-    sent.add(new RunEvent.Finished(done()));
+    sent.add(new RunEvent.Finished(Outcomes.done()));
     sent.forEach(relay::tell);
     assertEquals(sent, events.toCompletableFuture().get(10, TimeUnit.SECONDS));
   }
@@ -137,7 +121,7 @@ class RunRelayTest {
     relay.tell(text(1)); // held until the wake-up, which is queued behind the batches
     relay.tell(small);
     relay.tell(List.copyOf(big));
-    relay.tell(new RunEvent.Finished(done()));
+    relay.tell(new RunEvent.Finished(Outcomes.done()));
 
     assertEquals(List.of(text(1)), chunks.receiveMessage(Duration.ofSeconds(5)));
     assertEquals(small, chunks.receiveMessage(Duration.ofSeconds(5)));
@@ -145,8 +129,9 @@ class RunRelayTest {
     assertEquals(
         big.subList(RunRelay.CHUNK_MAX, big.size()), chunks.receiveMessage(Duration.ofSeconds(5)));
     assertEquals(
-        List.of(new RunEvent.Finished(done())), chunks.receiveMessage(Duration.ofSeconds(5)));
-    assertEquals(done(), outcome.get(5, TimeUnit.SECONDS));
+        List.of(new RunEvent.Finished(Outcomes.done())),
+        chunks.receiveMessage(Duration.ofSeconds(5)));
+    assertEquals(Outcomes.done(), outcome.get(5, TimeUnit.SECONDS));
     chunks.expectTerminated(relay, Duration.ofSeconds(5));
   }
 
@@ -158,12 +143,12 @@ class RunRelayTest {
     relay.tell(text(1));
     relay.tell(List.of(text(2), text(3)));
     relay.tell(text(4));
-    relay.tell(new RunEvent.Finished(done()));
+    relay.tell(new RunEvent.Finished(Outcomes.done()));
     for (int i = 1; i <= 4; i++) {
       assertEquals(text(i), listener.receiveMessage());
     }
-    assertEquals(new RunEvent.Finished(done()), listener.receiveMessage());
-    assertEquals(done(), outcome.get(5, TimeUnit.SECONDS));
+    assertEquals(new RunEvent.Finished(Outcomes.done()), listener.receiveMessage());
+    assertEquals(Outcomes.done(), outcome.get(5, TimeUnit.SECONDS));
     listener.expectTerminated(relay, Duration.ofSeconds(5));
   }
 }
