@@ -13,6 +13,11 @@ public final class Outcomes {
 
   /** Task {@code t} done in one turn with result {@code r}, no usage, in one second. */
   public static RunOutcome done() {
+    return done(Set.of());
+  }
+
+  /** As {@link #done()}, with these usage members left unreported. */
+  public static RunOutcome done(Set<String> unreported) {
     return new RunOutcome(
         "t",
         RunStatus.DONE,
@@ -24,6 +29,6 @@ public final class Outcomes {
         "done",
         Optional.empty(),
         Duration.ofSeconds(1),
-        Set.of());
+        unreported);
   }
 }

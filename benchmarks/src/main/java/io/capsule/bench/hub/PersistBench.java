@@ -2,7 +2,6 @@ package io.capsule.bench.hub;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.capsule.hub.metrics.HubTraffic;
-import io.capsule.hub.store.HubStore;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Extras;
@@ -15,11 +14,6 @@ import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -37,9 +31,9 @@ import java.util.concurrent.TimeUnit;
  * report (each frame is then in the store: the hub acks only what its journal confirmed). A warm-up
  * round of a quarter of the frames runs first on other tasks. The baseline inserts as many rows of
  * the same size (the frames' JSON) into a table of the journal's shape in the same database,
- * {@value #BASELINE_BATCH} rows per transaction (as {@code JdbcBaselineBench}), with the hub idle,
- * right before and right after each measured round: on a shared machine whose load swings by a
- * factor of several within minutes, a round's ratio is against the mean of its two neighbours.
+ * {@value BareJournal#BATCH} rows per transaction (as {@code JdbcBaselineBench}), with the hub
+ * idle, right before and right after each measured round: on a shared machine whose load swings by
+ * a factor of several within minutes, a round's ratio is against the mean of its two neighbours.
  * {@code rounds} rounds per store, each on new tasks; a row per round and the median ratio. It also
  * prints the hub's journal writes and entries per write in each round (its group commit).
  *
@@ -59,23 +53,20 @@ import java.util.concurrent.TimeUnit;
 public final class PersistBench {
   private static final FrameCodec CODEC = FrameCodec.shared();
 
-  /** Rows per transaction of the baseline: {@code JdbcBaselineBench}'s batch. */
-  static final int BASELINE_BATCH = 64;
-
   /** A progress payload of ~560 characters: each frame is ~600 bytes of JSON. */
   private static final String PAD = "x".repeat(520);
 
-  /**
-   * Values of its identity the bare H2 table keeps in memory between the commits H2 makes to store
-   * the next block ({@code CACHE}): by default the journal's own ({@code schema-h2.sql}), so both
-   * tables pay the same; {@code --bare-identity-cache 32} (H2's default) gives the baseline the
-   * bench had before the journal declared it (2026-12-03), about one more file write per 32 rows.
-   */
-  static final int JOURNAL_IDENTITY_CACHE = 8192;
-
-  private static volatile int bareIdentityCache = JOURNAL_IDENTITY_CACHE;
-
-  private static volatile int bareFramesPerRow = 1;
+  /** The baseline's frame: a progress of the same size as the runners'. */
+  private static final byte[] BARE_FRAME =
+      CODEC
+          .encodeToString(
+              new TaskProgress(
+                  "t-bare",
+                  1,
+                  "text",
+                  JsonNodeFactory.instance.objectNode().put("i", 1).put("text", PAD),
+                  Extras.NONE))
+          .getBytes(StandardCharsets.UTF_8);
 
   record Options(
       List<String> stores,
@@ -89,7 +80,7 @@ public final class PersistBench {
       int runners = 16;
       int frames = 2000;
       int rounds = 3;
-      int cache = JOURNAL_IDENTITY_CACHE;
+      int cache = BareJournal.JOURNAL_IDENTITY_CACHE;
       int perRow = 1;
       if (args.length % 2 != 0) {
         throw new IllegalArgumentException("options come in pairs: --name value");
@@ -203,17 +194,16 @@ public final class PersistBench {
 
   public static void main(String[] args) throws Exception {
     Options o = Options.parse(args);
-    bareIdentityCache = o.bareIdentityCache();
-    bareFramesPerRow = o.bareFramesPerRow();
+    BareJournal bare = new BareJournal(o.bareIdentityCache(), o.bareFramesPerRow());
     System.out.println(
         "bare H2 table: identity CACHE "
-            + bareIdentityCache
+            + bare.identityCache()
             + "; bare rows of "
-            + bareFramesPerRow
+            + bare.framesPerRow()
             + " frame(s) each");
     System.out.println(
         "| store | round | frames | hub: persisted and acked | bare JDBC, "
-            + BASELINE_BATCH
+            + BareJournal.BATCH
             + " rows/tx, frames (mean of before and after) | hub ÷ bare | JVM CPU per frame, hub"
             + " (runner clients excluded) | JVM CPU per frame, bare (mean) | runner clients' CPU"
             + " per frame | bare CPU ÷ hub CPU | hub journal writes | load (1 min) before →"
@@ -221,7 +211,7 @@ public final class PersistBench {
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
     List<String> medians = new ArrayList<>();
     for (String store : o.stores()) {
-      List<Result> rs = run(store, o.runners(), o.frames(), o.rounds());
+      List<Result> rs = run(store, bare, o.runners(), o.frames(), o.rounds());
       double[] ratios = rs.stream().mapToDouble(Result::ratio).sorted().toArray();
       double[] cpu = rs.stream().mapToDouble(Result::cpuRatio).sorted().toArray();
       medians.add(
@@ -240,17 +230,18 @@ public final class PersistBench {
     medians.forEach(System.out::println);
   }
 
-  static List<Result> run(String store, int runners, int frames, int rounds) throws Exception {
+  static List<Result> run(String store, BareJournal bare, int runners, int frames, int rounds)
+      throws Exception {
     BenchHub hub = BenchHub.start("persist", store, ProtocolConfig.builder().build());
     List<Result> out = new ArrayList<>();
     try {
       round(hub, "w", runners, Math.max(4, frames / 4), new Cpu[1]); // warm-up: JIT, pool
-      bareInsert(hub.store(), runners * frames / 4);
+      bare.insert(hub.store(), BARE_FRAME, runners * frames / 4);
       HubTraffic traffic = HubTraffic.get(hub.system);
       for (int r = 1; r <= rounds; r++) {
         String before = SseLatencyBench.load();
         Cpu c0 = Cpu.now();
-        double bareBefore = bareInsert(hub.store(), runners * frames);
+        double bareBefore = bare.insert(hub.store(), BARE_FRAME, runners * frames);
         Cpu c1 = Cpu.now();
         long writes0 = traffic.journalWriteCount();
         long entries0 = traffic.journalEntryCount();
@@ -259,7 +250,7 @@ public final class PersistBench {
         long writes = traffic.journalWriteCount() - writes0;
         long entries = traffic.journalEntryCount() - entries0;
         Cpu c2 = Cpu.now();
-        double bareAfter = bareInsert(hub.store(), runners * frames);
+        double bareAfter = bare.insert(hub.store(), BARE_FRAME, runners * frames);
         Cpu c3 = Cpu.now();
         Cpu bareCpu =
             new Cpu(
@@ -373,92 +364,5 @@ public final class PersistBench {
                 .build());
     out.add(CODEC.encodeToString(report.withSeq(frames)));
     return out;
-  }
-
-  /**
-   * Frames per second of a bare JDBC insert of {@code frames} frames as journal-shaped rows (a
-   * frame's JSON as the payload, or {@code --bare-frames-per-row} of them concatenated), {@value
-   * #BASELINE_BATCH} rows per transaction, into a table of the journal's shape in the hub's own
-   * database (dropped afterwards).
-   */
-  static double bareInsert(HubStore store, int frames) throws SQLException {
-    int perRow = bareFramesPerRow;
-    int rows = Math.max(1, frames / perRow);
-    boolean h2 = store.kind() != HubStore.Kind.POSTGRES;
-    byte[] payload =
-        CODEC
-            .encodeToString(
-                new TaskProgress(
-                    "t-bare",
-                    1,
-                    "text",
-                    JsonNodeFactory.instance.objectNode().put("i", 1).put("text", PAD),
-                    Extras.NONE))
-            .getBytes(StandardCharsets.UTF_8);
-    if (perRow > 1) {
-      byte[] one = payload;
-      payload = new byte[one.length * perRow];
-      for (int i = 0; i < perRow; i++) {
-        System.arraycopy(one, 0, payload, i * one.length, one.length);
-      }
-    }
-    try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password())) {
-      try (Statement s = c.createStatement()) {
-        s.execute("DROP TABLE IF EXISTS bench_journal");
-        s.execute(
-            "CREATE TABLE bench_journal ("
-                + " ordering BIGINT GENERATED BY DEFAULT AS IDENTITY"
-                + (h2 ? " (CACHE " + bareIdentityCache + ")" : "") // see JOURNAL_IDENTITY_CACHE
-                + " PRIMARY KEY,"
-                + " deleted BOOLEAN DEFAULT FALSE NOT NULL,"
-                + " persistence_id VARCHAR(255) NOT NULL,"
-                + " sequence_number BIGINT NOT NULL,"
-                + " writer VARCHAR(255) NOT NULL,"
-                + " write_timestamp BIGINT NOT NULL,"
-                + " adapter_manifest VARCHAR(255) NOT NULL,"
-                + " event_ser_id INTEGER NOT NULL,"
-                + " event_ser_manifest VARCHAR(255) NOT NULL,"
-                + " event_payload "
-                + (h2 ? "BLOB" : "BYTEA") // the journal's own types (schema-h2.sql, -postgres)
-                + " NOT NULL,"
-                + " meta_ser_id INTEGER,"
-                + " meta_ser_manifest VARCHAR(255),"
-                + " meta_payload "
-                + (h2 ? "BLOB" : "BYTEA")
-                + ","
-                + " UNIQUE (persistence_id, sequence_number))");
-      }
-      c.setAutoCommit(false);
-      long t0 = System.nanoTime();
-      try (PreparedStatement insert =
-          c.prepareStatement(
-              "INSERT INTO bench_journal (deleted, persistence_id, sequence_number, writer,"
-                  + " write_timestamp, adapter_manifest, event_ser_id, event_ser_manifest,"
-                  + " event_payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-        String writer = java.util.UUID.randomUUID().toString(); // as the journal's: one a JVM
-        for (int i = 0; i < rows; i++) {
-          insert.setBoolean(1, false);
-          insert.setString(2, "Task|t-bare-" + (i % 16));
-          insert.setLong(3, i / 16 + 1);
-          insert.setString(4, writer);
-          insert.setLong(5, System.currentTimeMillis());
-          insert.setString(6, "");
-          insert.setInt(7, 33);
-          insert.setString(8, "progress");
-          insert.setBytes(9, payload);
-          insert.addBatch();
-          if ((i + 1) % BASELINE_BATCH == 0 || i == rows - 1) {
-            insert.executeBatch();
-            c.commit();
-          }
-        }
-      }
-      long elapsed = System.nanoTime() - t0;
-      try (Statement s = c.createStatement()) {
-        s.execute("DROP TABLE bench_journal");
-      }
-      c.commit();
-      return (double) rows * perRow * 1e9 / elapsed;
-    }
   }
 }

@@ -4,16 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.capsule.protocol.frame.UsageSplit;
+import io.capsule.runtime.Outcomes;
 import io.capsule.runtime.core.TraceFile;
 import io.capsule.runtime.hub.ProtocolSession;
 import io.capsule.runtime.javadsl.RunEvent;
 import io.capsule.runtime.javadsl.RunOutcome;
-import io.capsule.runtime.javadsl.RunStatus;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,18 +41,7 @@ class RunClosingTest {
   }
 
   private static RunOutcome outcome() {
-    return new RunOutcome(
-        "t",
-        RunStatus.DONE,
-        Optional.of("r"),
-        1,
-        UsageSplit.ZERO,
-        Optional.empty(),
-        Optional.empty(),
-        "done",
-        Optional.empty(),
-        Duration.ofSeconds(1),
-        Set.of("cache_write"));
+    return Outcomes.done(Set.of("cache_write"));
   }
 
   private ActorRef<RunClosing.Command> closing(Path dir, Executor io, AtomicBoolean pruned) {
