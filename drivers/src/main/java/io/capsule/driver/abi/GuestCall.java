@@ -7,7 +7,9 @@ import io.capsule.driver.wasm.DriverException;
 import io.capsule.driver.wasm.DriverTrap;
 import io.capsule.driver.wasm.WasmInstance;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -24,9 +26,16 @@ import java.util.function.Function;
 public final class GuestCall {
   private GuestCall() {}
 
+  /**
+   * Post-return names by core export, made once: a {@code parse} batch asked for its name each
+   * time, a new string hashed again by every lookup of it. Holds one entry per export of the
+   * contract the host calls (the names come from the host, never from a driver).
+   */
+  private static final Map<String, String> POST_RETURN_NAMES = new ConcurrentHashMap<>();
+
   /** The name of the post-return export for a core export. */
   public static String postReturnName(String coreExport) {
-    return "cabi_post_" + coreExport;
+    return POST_RETURN_NAMES.computeIfAbsent(coreExport, e -> "cabi_post_" + e);
   }
 
   /**

@@ -24,6 +24,10 @@ final class EpochTicker implements AutoCloseable {
   static final Duration TICK = Duration.ofMillis(10);
 
   private final Engine engine;
+
+  /** The ticks so far, advanced right after each increment of the engine's epoch. */
+  private volatile long ticks;
+
   private ScheduledExecutorService timer;
   private boolean closed;
 
@@ -53,8 +57,21 @@ final class EpochTicker implements AutoCloseable {
       // Fixed delay, not fixed rate: after the ticker thread was starved, a fixed rate would fire
       // the missed ticks back to back and end deadlines set during the stall early. With a fixed
       // delay the epoch never runs ahead of the wall clock: a deadline may fire late, never early.
-      timer.scheduleWithFixedDelay(engine::incrementEpoch, period, period, TimeUnit.NANOSECONDS);
+      timer.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.NANOSECONDS);
     }
+  }
+
+  private void tick() {
+    engine.incrementEpoch();
+    ticks++; // one writer, this thread: the volatile write publishes it
+  }
+
+  /**
+   * How many times the epoch was advanced: one behind the engine's epoch at most while a tick is
+   * under way ({@link StoreDeadline} relies on this).
+   */
+  long ticks() {
+    return ticks;
   }
 
   @Override

@@ -22,8 +22,8 @@ import java.util.function.Function;
  * helper instead of the host, and nothing else of the driver's is called. What the host sees is
  * unchanged: the same result bits (an i32 zero-extended, as {@link WasmtimeExports} hands one
  * back), which the caller checks as it checks any pointer the guest returns. The call is bounded as
- * every call is (the store's epoch deadline is set before the helper runs), and a trap or deadline
- * is the export's (the helper itself only reads and writes the scratch, in bounds). Not
+ * every call is (the store's epoch deadline is armed before the helper runs), and a trap or
+ * deadline is the export's (the helper itself only reads and writes the scratch, in bounds). Not
  * thread-safe: confined with its instance.
  */
 final class WasmtimeCallPairs {

@@ -74,8 +74,7 @@ public final class WasmtimeEngine implements WasmEngine {
     List<Module> compiled = new ArrayList<>();
     try {
       WasmtimeGraph result =
-          WasmtimeGraph.compile(
-              engine, graph, memoryCapBytes, compiled::add, ticker::ensureStarted);
+          WasmtimeGraph.compile(engine, graph, memoryCapBytes, compiled::add, ticker);
       synchronized (this) {
         if (closed) {
           throw new IllegalStateException("the wasmtime engine is closed");
@@ -150,7 +149,7 @@ public final class WasmtimeEngine implements WasmEngine {
     public WasmInstance instantiate(Duration callDeadline) {
       ticker.ensureStarted();
       return WasmtimeInstance.create(
-          engine, module, prepared, callDeadline, WasmtimeEngine.this::helper);
+          engine, module, prepared, callDeadline, ticker, WasmtimeEngine.this::helper);
     }
   }
 }

@@ -12,8 +12,8 @@ import java.util.function.Function;
  * The one call path into a wasmtime instance's exports, shared by a single instance ({@link
  * WasmtimeInstance}) and a WASI graph's main instance ({@link WasmtimeGraphInstance}). Each export
  * is bound once — its {@link Func}, its signature and an argument array reused by every call, so a
- * call allocates only the binding's {@link Val}s and the results — and every call sets the store's
- * epoch deadline, then drops the memory view (a call may grow the memory).
+ * call allocates only the binding's {@link Val}s and the results — and every call arms the store's
+ * epoch deadline ({@link StoreDeadline}), then drops the memory view (a call may grow the memory).
  *
  * <p>Not thread-safe: one store, one thread at a time.
  */
@@ -23,7 +23,7 @@ final class WasmtimeExports {
   private final BiFunction<String, RuntimeException, RuntimeException> classify;
 
   private final Store<?> store;
-  private final long deadlineTicks;
+  private final StoreDeadline deadline;
   private final WasmtimeBufferMemory memory;
   private final Function<String, CoreModule.FuncType> signatures;
   private final Function<String, Func> lookup;
@@ -38,13 +38,13 @@ final class WasmtimeExports {
    */
   WasmtimeExports(
       Store<?> store,
-      long deadlineTicks,
+      StoreDeadline deadline,
       WasmtimeBufferMemory memory,
       Function<String, CoreModule.FuncType> signatures,
       Function<String, Func> lookup,
       BiFunction<String, RuntimeException, RuntimeException> classify) {
     this.store = store;
-    this.deadlineTicks = deadlineTicks;
+    this.deadline = deadline;
     this.memory = memory;
     this.signatures = signatures;
     this.lookup = lookup;
@@ -65,7 +65,7 @@ final class WasmtimeExports {
     }
     Val[] out;
     try {
-      store.setEpochDeadline(deadlineTicks);
+      deadline.arm();
       out = b.func.call(store, b.in);
     } catch (RuntimeException e) {
       throw classify.apply(export, e);

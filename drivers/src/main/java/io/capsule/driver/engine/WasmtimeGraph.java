@@ -40,15 +40,15 @@ final class WasmtimeGraph implements WasmModule {
   private final GraphLinking linking;
   private final List<Step> steps;
   private final String sha256;
-  private final Runnable ensureTicker;
+  private final EpochTicker ticker;
 
   private WasmtimeGraph(
-      Engine engine, GraphLinking linking, List<Step> steps, String sha256, Runnable ensureTicker) {
+      Engine engine, GraphLinking linking, List<Step> steps, String sha256, EpochTicker ticker) {
     this.engine = engine;
     this.linking = linking;
     this.steps = List.copyOf(steps);
     this.sha256 = sha256;
-    this.ensureTicker = ensureTicker;
+    this.ticker = ticker;
   }
 
   static String instanceName(int instance) {
@@ -64,7 +64,7 @@ final class WasmtimeGraph implements WasmModule {
       CoreGraph graph,
       long memoryCapBytes,
       Consumer<Module> track,
-      Runnable ensureTicker) {
+      EpochTicker ticker) {
     GraphLinking linking = GraphLinking.prepare(graph, memoryCapBytes);
     List<Step> steps = new ArrayList<>();
     for (int i = 0; i < graph.instances().size(); i++) {
@@ -119,7 +119,7 @@ final class WasmtimeGraph implements WasmModule {
       steps.add(new Step(i, module, hostImports));
     }
     return new WasmtimeGraph(
-        engine, linking, steps, Sha256.hex(graph.modules().get(graph.mainModule())), ensureTicker);
+        engine, linking, steps, Sha256.hex(graph.modules().get(graph.mainModule())), ticker);
   }
 
   GraphLinking linking() {
@@ -142,7 +142,7 @@ final class WasmtimeGraph implements WasmModule {
 
   @Override
   public WasmInstance instantiate(Duration callDeadline) {
-    ensureTicker.run();
-    return WasmtimeGraphInstance.create(engine, this, callDeadline);
+    ticker.ensureStarted();
+    return WasmtimeGraphInstance.create(engine, this, callDeadline, ticker);
   }
 }

@@ -36,7 +36,7 @@ final class WasmtimeGraphInstance implements WasmInstance {
   private final Linker linker;
   private final WasmtimeGraph graph;
   private final Duration deadline;
-  private final long deadlineTicks;
+  private final StoreDeadline armed;
   private final WasiHost host = new WasiHost();
   private final List<Func> ownedFuncs = new ArrayList<>();
   private final Map<String, Func> funcs = new HashMap<>();
@@ -46,18 +46,21 @@ final class WasmtimeGraphInstance implements WasmInstance {
   private RuntimeException pendingTrap;
   private boolean closed;
 
-  private WasmtimeGraphInstance(Engine engine, WasmtimeGraph graph, Duration deadline) {
+  private WasmtimeGraphInstance(
+      Engine engine, WasmtimeGraph graph, Duration deadline, EpochTicker ticker) {
     this.store = new Store<>(null, engine);
     this.linker = new Linker(engine);
     this.graph = graph;
     this.deadline = deadline;
-    this.deadlineTicks = EpochTicker.ticks(deadline);
+    this.armed =
+        new StoreDeadline(EpochTicker.ticks(deadline), ticker::ticks, store::setEpochDeadline);
   }
 
-  static WasmtimeGraphInstance create(Engine engine, WasmtimeGraph graph, Duration deadline) {
-    WasmtimeGraphInstance created = new WasmtimeGraphInstance(engine, graph, deadline);
+  static WasmtimeGraphInstance create(
+      Engine engine, WasmtimeGraph graph, Duration deadline, EpochTicker ticker) {
+    WasmtimeGraphInstance created = new WasmtimeGraphInstance(engine, graph, deadline, ticker);
     try {
-      created.store.setEpochDeadline(created.deadlineTicks);
+      created.store.setEpochDeadline(EpochTicker.ticks(deadline));
       created.instantiateAll();
     } catch (RuntimeException e) {
       RuntimeException reported = created.classify("instantiation", e);
@@ -198,7 +201,7 @@ final class WasmtimeGraphInstance implements WasmInstance {
       exports =
           new WasmtimeExports(
               store,
-              deadlineTicks,
+              armed,
               guestMemory,
               export -> {
                 CoreModule.FuncType type = graph.linking().mainInfo().functionExports().get(export);

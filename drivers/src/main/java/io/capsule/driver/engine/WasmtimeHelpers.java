@@ -69,7 +69,7 @@ final class WasmtimeHelpers {
   private final Store<?> store;
   private final Function<String, Module> modules;
   private final Memory memory;
-  private final long deadlineTicks;
+  private final StoreDeadline deadline;
   private final WasmtimeBufferMemory view;
   private final List<Helper> helpers = new ArrayList<>();
 
@@ -92,12 +92,12 @@ final class WasmtimeHelpers {
       Store<?> store,
       Function<String, Module> modules,
       Memory memory,
-      long deadlineTicks,
+      StoreDeadline deadline,
       WasmtimeBufferMemory view) {
     this.store = store;
     this.modules = modules;
     this.memory = memory;
-    this.deadlineTicks = deadlineTicks;
+    this.deadline = deadline;
     this.view = view;
   }
 
@@ -190,7 +190,7 @@ final class WasmtimeHelpers {
     WasmtimeExports exports =
         new WasmtimeExports(
             store,
-            deadlineTicks,
+            deadline,
             view,
             name -> {
               if (export.equals(name)) {
@@ -211,7 +211,7 @@ final class WasmtimeHelpers {
   }
 
   /**
-   * Calls the helper's export (no values cross; the store's epoch deadline is set first, as for
+   * Calls the helper's export (no values cross; the store's epoch deadline is armed first, as for
    * every call), then hands the driver memory's view the size the helper left in the scratch, so
    * the view is fetched again only when the memory grew; returns the helper's result, as the
    * scratch holds it.

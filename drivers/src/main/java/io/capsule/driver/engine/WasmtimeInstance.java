@@ -38,7 +38,6 @@ final class WasmtimeInstance implements WasmInstance {
   private final Store<Void> store;
   private final Instance instance;
   private final PreparedModule prepared;
-  private final long deadlineTicks;
   private final Duration deadline;
   private final Memory memory;
   private final WasmtimeBufferMemory guestMemory;
@@ -53,18 +52,20 @@ final class WasmtimeInstance implements WasmInstance {
       Instance instance,
       PreparedModule prepared,
       Duration deadline,
+      EpochTicker ticker,
       Function<String, Module> helperModules) {
     this.store = store;
     this.instance = instance;
     this.prepared = prepared;
     this.deadline = deadline;
-    this.deadlineTicks = EpochTicker.ticks(deadline);
+    StoreDeadline armed =
+        new StoreDeadline(EpochTicker.ticks(deadline), ticker::ticks, store::setEpochDeadline);
     this.memory = instance.getMemory(store, "memory").orElse(null);
     this.guestMemory = new WasmtimeBufferMemory(this, this::buffer, () -> memory.dataSize(store));
     this.exports =
         new WasmtimeExports(
             store,
-            deadlineTicks,
+            armed,
             guestMemory,
             prepared::signature,
             this::lookup,
@@ -76,7 +77,7 @@ final class WasmtimeInstance implements WasmInstance {
     } else {
       BiFunction<String, RuntimeException, RuntimeException> failed =
           (export, e) -> classify(export, deadline, e);
-      this.helpers = new WasmtimeHelpers(store, helperModules, memory, deadlineTicks, guestMemory);
+      this.helpers = new WasmtimeHelpers(store, helperModules, memory, armed, guestMemory);
       this.callPairs = new WasmtimeCallPairs(helpers, prepared::signature, this::lookup, failed);
       this.stringLists =
           hasExport("cabi_realloc")
@@ -97,6 +98,7 @@ final class WasmtimeInstance implements WasmInstance {
       Module module,
       PreparedModule prepared,
       Duration deadline,
+      EpochTicker ticker,
       Function<String, Module> helperModules) {
     Store<Void> store = new Store<>(null, engine);
     Instance instance;
@@ -108,7 +110,7 @@ final class WasmtimeInstance implements WasmInstance {
       throw classify("instantiation", deadline, e);
     }
     WasmtimeInstance created =
-        new WasmtimeInstance(store, instance, prepared, deadline, helperModules);
+        new WasmtimeInstance(store, instance, prepared, deadline, ticker, helperModules);
     try {
       prepared.initialize(created);
     } catch (RuntimeException e) {

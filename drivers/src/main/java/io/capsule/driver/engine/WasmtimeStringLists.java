@@ -25,8 +25,8 @@ import java.util.function.Function;
  * #MAX_STAGED} bytes costs one crossing without a value ({@link #lowerAndCall}: the lowering, the
  * bytes copied in from the scratch and the export, all in one helper call); a larger one two, this
  * helper and the export through {@link WasmtimeCallPairs}. In the one crossing the post-return, the
- * allocations and the export share the one epoch deadline set before it (the allocator's calls take
- * microseconds; a looping allocator still ends the call at the deadline, reported as {@code
+ * allocations and the export share the one epoch deadline armed before it (the allocator's calls
+ * take microseconds; a looping allocator still ends the call at the deadline, reported as {@code
  * cabi_realloc}'s).
  *
  * <p>Why the canonical ABI allows it: the guest's allocator sees the very calls {@code
@@ -41,7 +41,7 @@ import java.util.function.Function;
  * when a failing post-return is seen: at the next call into the instance, as that call's failure,
  * naming the post-return; never, when the instance is closed first.
  *
- * <p>The helper is bounded as every call is: the store's epoch deadline is set before it runs (a
+ * <p>The helper is bounded as every call is: the store's epoch deadline is armed before it runs (a
  * looping allocator or post-return ends with {@code cause=deadline}); a trap in the guest's
  * allocator is reported as {@code cabi_realloc}'s, one in the post-return as its own. Not
  * thread-safe: confined with its instance.
@@ -66,11 +66,11 @@ final class WasmtimeStringLists {
 
   /**
    * The most bytes of strings {@link #lowerAndCall} stages in the scratch for one call. Why 16 KiB:
-   * its copy (host into the scratch, then eight bytes a call into the guest) costs more per byte
-   * than the host's one copy into the guest, and by about 16–25 KiB that outweighs the crossing it
-   * saves (measured: batches of 16 lines, 2–10 KiB, gained 6–13 %; batches of 256, 25–160 KiB, lost
-   * 3–6 % against the two crossings). So the runtime's small batches take one crossing, its large
-   * ones two.
+   * its copy (host into the scratch, then 64 bytes a call into the guest) costs more per byte than
+   * the host's one copy into the guest, and by about 16–25 KiB that outweighs the crossing it saves
+   * (measured: batches of 16 lines, 2–10 KiB, gained 6–13 %; batches of 256, 25–160 KiB, lost 3–6 %
+   * against the two crossings). So the runtime's small batches take one crossing, its large ones
+   * two.
    */
   static final long MAX_STAGED = 16 << 10;
 
@@ -85,6 +85,7 @@ final class WasmtimeStringLists {
           "report",
           "bytes_at",
           "calling",
+          "byte64",
           "byte8",
           "byte1");
 
@@ -105,8 +106,11 @@ final class WasmtimeStringLists {
   /** One helper instance per post-return it calls; {@code ""} for the scratch's no-op. */
   private final Map<String, WasmtimeHelpers.Helper> byPost = new HashMap<>();
 
-  /** One fused helper per post-return and export it calls ({@code post + "\0" + export}). */
-  private final Map<String, WasmtimeHelpers.Helper> byPostAndExport = new HashMap<>();
+  /**
+   * One fused helper per post-return and export it calls, by post-return then export (no key made
+   * per call: a concatenated key was a new string hashed at every {@code parse}).
+   */
+  private final Map<String, Map<String, WasmtimeHelpers.Helper>> byPostAndExport = new HashMap<>();
 
   private String pendingPost;
 
@@ -216,8 +220,8 @@ final class WasmtimeStringLists {
    */
   Long lowerAndCall(String export, byte[][] strings, long[] packed) {
     String post = pendingPost == null ? "" : pendingPost;
-    String key = post + "\0" + export;
-    WasmtimeHelpers.Helper helper = byPostAndExport.get(key);
+    Map<String, WasmtimeHelpers.Helper> byExport = byPostAndExport.get(post);
+    WasmtimeHelpers.Helper helper = byExport == null ? null : byExport.get(export);
     if (helper == null) {
       helper = instantiateLowerCall(post, export);
     }
@@ -276,7 +280,7 @@ final class WasmtimeStringLists {
                         : scratch().getInt(WasmtimeHelpers.CALLING) != 0 ? export : REALLOC,
                     e),
             this::reallocFailed);
-    byPostAndExport.put(post + "\0" + export, helper);
+    byPostAndExport.computeIfAbsent(post, p -> new HashMap<>()).put(export, helper);
     return helper;
   }
 

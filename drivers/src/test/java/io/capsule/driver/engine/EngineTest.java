@@ -129,6 +129,23 @@ class EngineTest {
 
   @ParameterizedTest
   @MethodSource("engines")
+  void aCallLongAfterTheLastOneStillGetsItsWholeDeadline(String engine)
+      throws InterruptedException {
+    try (WasmInstance i = instance(engine, "parse-loop", SHORT)) {
+      assertEquals(1, i.call(Fixtures.export("describe")).length);
+      // Wall time passes with no call: a deadline kept from the call above (wasmtime sets it only
+      // when the epoch moved, StoreDeadline) would already be over when the next call starts.
+      Thread.sleep(SHORT.toMillis() * 2);
+      long start = System.nanoTime();
+      DriverTrap e = assertThrows(DriverTrap.class, () -> i.call(Fixtures.export("parse"), 0, 0));
+      long tookMs = (System.nanoTime() - start) / 1_000_000;
+      assertEquals("deadline", e.diagnostic().details().get("cause"), e.getMessage());
+      assertTrue(tookMs >= 250, "stopped after " + tookMs + " ms");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("engines")
   void aMemoryBombStopsAtTheCapEvenWithoutADeclaredMaximum(String engine) {
     try (WasmInstance i = instance(engine, "parse-membomb", DEADLINE)) {
       DriverTrap e = assertThrows(DriverTrap.class, () -> i.call(Fixtures.export("parse"), 0, 0));

@@ -90,6 +90,18 @@ class LowerAndCallTest {
       lengths.add("0123456789abcdefghijk".substring(0, n)); // every tail of an 8-byte copy
     }
     batches.add(lengths);
+    // every tail of the 64-byte blocks, and the last eight of a longer string rewritten in place:
+    // each byte differs from its neighbours, so a byte copied to the wrong place shows
+    String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/";
+    List<String> blocks = new ArrayList<>();
+    for (int n : new int[] {7, 8, 9, 15, 16, 17, 56, 63, 64, 65, 71, 72, 73, 127, 128, 129, 200}) {
+      StringBuilder line = new StringBuilder();
+      for (int k = 0; k < n; k++) {
+        line.append(alphabet.charAt((k * 7 + n) % alphabet.length()));
+      }
+      blocks.add(line.toString());
+    }
+    batches.add(blocks);
     // (four lines: the fixture's post-return traps on three)
     batches.add(List.of("h\u00e9llo \u2603 \ud83d\ude00", "", "{\"type\":\"line\"}", "\u00ff"));
     batches.add(List.of("x".repeat(20_000), "after a long line"));
