@@ -14,7 +14,10 @@ import io.capsule.driver.api.TurnFailure;
 import io.capsule.driver.api.Usage;
 import io.capsule.driver.wasm.AbiViolation;
 import io.capsule.driver.wasm.GuestMemory;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
@@ -84,6 +87,14 @@ final class EventLifter {
   private static final int QUOTA_STATES = ContractTypes.QUOTA_STATE.names().size();
   private static final FailureKind[] FAILURE_KIND = FailureKind.values();
   private static final QuotaState[] QUOTA_STATE = QuotaState.values();
+
+  /**
+   * A {@code byte[]} read eight bytes at a time ({@link #ascii}); the byte order does not matter.
+   */
+  private static final VarHandle WORDS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+  private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
 
   private final CharsetDecoder utf8 = Lifter.strictUtf8();
   private byte[] scratch = new byte[256];
@@ -308,13 +319,27 @@ final class EventLifter {
     }
     byte[] bytes = scratch;
     memory.loadBytes(ptr, bytes, 0, n);
-    for (int i = 0; i < n; i++) {
-      if (bytes[i] < 0) {
-        return decode(bytes, n);
-      }
+    if (!ascii(bytes, n)) {
+      return decode(bytes, n);
     }
     // all ASCII: Latin-1 is the same bytes, and its constructor copies without re-checking
     return new String(bytes, 0, n, StandardCharsets.ISO_8859_1);
+  }
+
+  /** Whether the first {@code n} bytes are all ASCII: eight at a time, then one at a time. */
+  static boolean ascii(byte[] bytes, int n) {
+    int i = 0;
+    for (; i + Long.BYTES <= n; i += Long.BYTES) {
+      if (((long) WORDS.get(bytes, i) & HIGH_BITS) != 0) {
+        return false;
+      }
+    }
+    for (; i < n; i++) {
+      if (bytes[i] < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The generic lifter's strict decoding of a string that is not all ASCII. */

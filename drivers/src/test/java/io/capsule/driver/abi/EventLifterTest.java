@@ -1,6 +1,7 @@
 package io.capsule.driver.abi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import io.capsule.driver.api.QuotaState;
 import io.capsule.driver.api.QuotaWindow;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -201,5 +203,22 @@ class EventLifterTest {
     // two of them fit: accepted, by both
     memory.storeI32(retArea + 4, 2);
     assertEquals(2, EventLifts.specialisedAlone(memory, retArea).size());
+  }
+
+  @Test
+  void aStringIsAsciiUnlessSomeByteOfItHasTheHighBitWhereverThatByteIs() {
+    for (int n = 0; n <= 40; n++) {
+      byte[] bytes = new byte[n + 3];
+      Arrays.fill(bytes, (byte) 'a');
+      bytes[n] = (byte) 0xc3; // past the end: never looked at
+      assertTrue(EventLifter.ascii(bytes, n), "all ASCII, length " + n);
+      for (int at = 0; at < n; at++) {
+        for (byte high : new byte[] {(byte) 0x80, (byte) 0xc3, (byte) 0xff}) {
+          byte[] one = bytes.clone();
+          one[at] = high;
+          assertFalse(EventLifter.ascii(one, n), "byte " + at + " of " + n);
+        }
+      }
+    }
   }
 }
