@@ -112,6 +112,9 @@ final class WasmtimeStringLists {
    */
   private final Map<String, Map<String, WasmtimeHelpers.Helper>> byPostAndExport = new HashMap<>();
 
+  /** Whether an export's core type lets {@link #lowerAndCall} take it, by export. */
+  private final Map<String, Boolean> fusable = new HashMap<>();
+
   private String pendingPost;
 
   /**
@@ -204,6 +207,11 @@ final class WasmtimeStringLists {
     if (bytes > MAX_STAGED) {
       return false;
     }
+    // asked twice a parse: the answer by export, not its signature compared each time
+    return fusable.computeIfAbsent(export, this::hasFusableType);
+  }
+
+  private boolean hasFusableType(String export) {
     try {
       return WasmtimeCallPairs.TYPE.equals(signatures.apply(export));
     } catch (RuntimeException e) {
