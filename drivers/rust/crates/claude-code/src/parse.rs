@@ -323,7 +323,7 @@ impl ClaudeParser {
     }
 
     pub fn parse_line(&mut self, line: &str, events: &mut Vec<Event>) {
-        if line.trim().is_empty() {
+        if is_blank(line) {
             return;
         }
         let mut line_members = Line::default();

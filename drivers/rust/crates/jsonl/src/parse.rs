@@ -104,7 +104,7 @@ pub struct JsonlParser {
 
 impl JsonlParser {
     pub fn parse_line(&mut self, line: &str, events: &mut Vec<Event>) {
-        if line.trim().is_empty() {
+        if is_blank(line) {
             return;
         }
         let mut v = Line::default();

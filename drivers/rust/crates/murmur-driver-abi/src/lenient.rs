@@ -66,6 +66,7 @@ impl PartialEq for Field<'_> {
 }
 
 impl<'a> Field<'a> {
+    #[inline]
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Field::Str(s) => Some(s),
@@ -75,6 +76,7 @@ impl<'a> Field<'a> {
     }
 
     /// The string as an owned `String`, without a copy when unescaping already made one.
+    #[inline]
     pub fn into_string(self) -> Option<String> {
         match self {
             Field::Str(s) => Some(s.to_owned()),
@@ -84,6 +86,7 @@ impl<'a> Field<'a> {
     }
 
     /// [`Field::into_string`] of the member, leaving `Null` in its place.
+    #[inline]
     pub fn take_string(&mut self) -> Option<String> {
         core::mem::take(self).into_string()
     }

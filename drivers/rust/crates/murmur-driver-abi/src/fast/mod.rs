@@ -124,6 +124,7 @@ impl<'de> Reader<'de> {
         None
     }
 
+    #[inline]
     fn digits(&mut self) -> usize {
         let b = self.bytes();
         let start = self.pos;
@@ -182,6 +183,7 @@ impl<'de> Reader<'de> {
     }
 
     /// The closing `]` or `}` of the innermost array or object, after its last member.
+    #[inline]
     fn end(&mut self, close: u8) -> Result<(), Bail> {
         if self.peek_ws() != Some(close) {
             return Err(Bail);
