@@ -54,6 +54,15 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
         }
         Ok(())
     }
+
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.kind,
+            1 => &mut self.thread_id,
+            5 => &mut self.message,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Deserialize, Default)]

@@ -80,6 +80,24 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
         }
         Ok(())
     }
+
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.kind,
+            1 => &mut self.session_id,
+            2 => &mut self.model,
+            3 => &mut self.role,
+            4 => &mut self.content,
+            5 => &mut self.delta,
+            6 => &mut self.tool_id,
+            7 => &mut self.tool_name,
+            9 => &mut self.status,
+            10 => &mut self.output,
+            12 => &mut self.severity,
+            13 => &mut self.message,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Deserialize, Default)]

@@ -76,6 +76,24 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
         }
         Ok(())
     }
+
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.id,
+            1 => &mut self.kind,
+            2 => &mut self.auth,
+            3 => &mut self.text,
+            4 => &mut self.name,
+            5 => &mut self.error_kind,
+            6 => &mut self.model,
+            9 => &mut self.output,
+            10 => &mut self.reason,
+            11 => &mut self.attempt,
+            12 => &mut self.message,
+            13 => &mut self.is_error,
+            _ => return None,
+        })
+    }
 }
 
 /// The wire's `UsageSplit`.

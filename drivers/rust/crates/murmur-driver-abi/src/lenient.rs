@@ -420,6 +420,15 @@ pub trait ReadInPlace<'de> {
     fn member_index(name: &str) -> Option<u32>;
     /// Reads member `index`'s value from `map` into `self`.
     fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error>;
+
+    /// Member `index` when it is a plain [`Field`] that `read_member` reads as
+    /// `*field = map.next_value()?`: the fast path (`fast`) then reads the value straight into it
+    /// without going through `read_member`. `None` (the default) for every other member.
+    #[inline(always)]
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        let _ = index;
+        None
+    }
 }
 
 struct NameSeed<T>(PhantomData<T>);
