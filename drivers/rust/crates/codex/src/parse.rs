@@ -7,11 +7,10 @@
 //! lines lives in [`CodexParser`], so any batch split gives the same events.
 
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Obj, ReadInPlace};
+use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
-use serde::Deserialize;
 use serde_json::Value;
 
 /// The members of a line the driver reads, of every line type at once.
@@ -20,10 +19,10 @@ use serde_json::Value;
 pub struct Line<'a> {
     kind: Field<'a>,
     thread_id: Field<'a>,
-    item: Obj<Item<'a>>,
-    usage: Obj<UsageJson<'a>>,
+    item: Nested<Item<'a>>,
+    usage: Nested<UsageJson<'a>>,
     /// An object on `turn.failed`.
-    error: Obj<ErrorJson<'a>>,
+    error: Nested<ErrorJson<'a>>,
     /// A string on `error`.
     message: Field<'a>,
 }
@@ -47,9 +46,9 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
         match index {
             0 => self.kind = map.next_value()?,
             1 => self.thread_id = map.next_value()?,
-            2 => self.item = map.next_value()?,
-            3 => self.usage = map.next_value()?,
-            4 => self.error = map.next_value()?,
+            2 => map.next_value_seed(&mut self.item)?,
+            3 => map.next_value_seed(&mut self.usage)?,
+            4 => map.next_value_seed(&mut self.error)?,
             _ => self.message = map.next_value()?,
         }
         Ok(())
@@ -65,52 +64,116 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// A line's `item`, read in place (`Nested`).
+#[derive(Default)]
 pub struct Item<'a> {
-    #[serde(borrow)]
     id: Field<'a>,
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     text: Field<'a>,
-    #[serde(borrow)]
     server: Field<'a>,
-    #[serde(borrow)]
     tool: Field<'a>,
     arguments: Json,
     result: Json,
-    #[serde(borrow)]
-    error: Obj<ErrorJson<'a>>,
-    #[serde(borrow)]
+    error: Nested<ErrorJson<'a>>,
     status: Field<'a>,
     command: Json,
-    #[serde(borrow)]
     exit_code: Field<'a>,
-    #[serde(borrow)]
     aggregated_output: Field<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'de> ReadInPlace<'de> for Item<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        // By length first: one comparison per name at most.
+        let index = match name.len() {
+            2 if name_is(name, "id") => 0,
+            4 if name_is(name, "type") => 1,
+            4 if name_is(name, "text") => 2,
+            4 if name_is(name, "tool") => 4,
+            5 if name_is(name, "error") => 7,
+            6 if name_is(name, "server") => 3,
+            6 if name_is(name, "result") => 6,
+            6 if name_is(name, "status") => 8,
+            7 if name_is(name, "command") => 9,
+            9 if name_is(name, "arguments") => 5,
+            9 if name_is(name, "exit_code") => 10,
+            17 if name_is(name, "aggregated_output") => 11,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.id = map.next_value()?,
+            1 => self.kind = map.next_value()?,
+            2 => self.text = map.next_value()?,
+            3 => self.server = map.next_value()?,
+            4 => self.tool = map.next_value()?,
+            5 => self.arguments = map.next_value()?,
+            6 => self.result = map.next_value()?,
+            7 => map.next_value_seed(&mut self.error)?,
+            8 => self.status = map.next_value()?,
+            9 => self.command = map.next_value()?,
+            10 => self.exit_code = map.next_value()?,
+            _ => self.aggregated_output = map.next_value()?,
+        }
+        Ok(())
+    }
+}
+
+/// A `turn.failed` line's or an item's `error`, read in place (`Nested`).
+#[derive(Default)]
 pub struct ErrorJson<'a> {
-    #[serde(borrow)]
     message: Field<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'de> ReadInPlace<'de> for ErrorJson<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        match name.len() {
+            7 if name_is(name, "message") => Some(0),
+            _ => None,
+        }
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, _: u32, map: &mut A) -> Result<(), A::Error> {
+        self.message = map.next_value()?;
+        Ok(())
+    }
+}
+
+/// A `turn.completed` line's `usage`, read in place (`Nested`).
+#[derive(Default)]
 pub struct UsageJson<'a> {
-    #[serde(borrow)]
     input_tokens: Field<'a>,
-    #[serde(borrow)]
     cached_input_tokens: Field<'a>,
-    #[serde(borrow)]
     cache_write_input_tokens: Field<'a>,
-    #[serde(borrow)]
     output_tokens: Field<'a>,
-    #[serde(borrow)]
     reasoning_output_tokens: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for UsageJson<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        let index = match name.len() {
+            12 if name_is(name, "input_tokens") => 0,
+            13 if name_is(name, "output_tokens") => 3,
+            19 if name_is(name, "cached_input_tokens") => 1,
+            23 if name_is(name, "reasoning_output_tokens") => 4,
+            24 if name_is(name, "cache_write_input_tokens") => 2,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.input_tokens = map.next_value()?,
+            1 => self.cached_input_tokens = map.next_value()?,
+            2 => self.cache_write_input_tokens = map.next_value()?,
+            3 => self.output_tokens = map.next_value()?,
+            _ => self.reasoning_output_tokens = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -128,8 +191,8 @@ pub struct CodexParser {
 }
 
 /// The string, or "" when absent or not a string, owned.
-fn string_or_empty(f: Field) -> String {
-    f.into_string().unwrap_or_default()
+fn string_or_empty(f: &mut Field) -> String {
+    f.take_string().unwrap_or_default()
 }
 
 impl CodexParser {
@@ -165,7 +228,7 @@ impl CodexParser {
                 self.last_message.clear();
                 true
             }
-            Some(phase @ (Kind::ItemStarted | Kind::ItemUpdated | Kind::ItemCompleted)) => match v.item.0.take() {
+            Some(phase @ (Kind::ItemStarted | Kind::ItemUpdated | Kind::ItemCompleted)) => match v.item.get_mut() {
                 Some(item) => self.item(phase, item, line, events),
                 // Not an object: its type reads as absent, which no branch knows.
                 None => false,
@@ -205,24 +268,24 @@ impl CodexParser {
         }
     }
 
-    fn item(&mut self, phase: Kind, item: Item, line: &str, events: &mut Vec<Event>) -> bool {
+    fn item(&mut self, phase: Kind, item: &mut Item, line: &str, events: &mut Vec<Event>) -> bool {
         let started = phase == Kind::ItemStarted;
         let completed = phase == Kind::ItemCompleted;
         match item.kind.as_str().and_then(ItemKind::of) {
             Some(ItemKind::AgentMessage) => {
                 if completed {
-                    let text = string_or_empty(item.text);
+                    let text = string_or_empty(&mut item.text);
                     self.last_message.clone_from(&text);
                     events.push(Event::Text(text));
                 }
             }
             Some(ItemKind::Reasoning) => {
                 if completed {
-                    events.push(Event::Thinking(string_or_empty(item.text)));
+                    events.push(Event::Thinking(string_or_empty(&mut item.text)));
                 }
             }
             Some(ItemKind::McpToolCall) => {
-                let id = string_or_empty(item.id);
+                let id = string_or_empty(&mut item.id);
                 if started {
                     let server = item.server.as_str().unwrap_or("");
                     let tool = item.tool.as_str().unwrap_or("");
@@ -244,9 +307,9 @@ impl CodexParser {
                 }
             }
             Some(ItemKind::CommandExecution) => {
-                let id = string_or_empty(item.id);
+                let id = string_or_empty(&mut item.id);
                 if started {
-                    let input = serde_json::json!({ "command": item.command.0.map(|c| *c).unwrap_or(Value::Null) });
+                    let input = serde_json::json!({ "command": item.command.0.take().map(|c| *c).unwrap_or(Value::Null) });
                     events.push(Event::ToolCall(ToolCallInfo {
                         id,
                         name: "command_execution".to_owned(),
@@ -256,7 +319,7 @@ impl CodexParser {
                     let exit = item.exit_code.as_i64();
                     events.push(Event::ToolResult(ToolResultInfo {
                         id,
-                        output: string_or_empty(item.aggregated_output),
+                        output: string_or_empty(&mut item.aggregated_output),
                         is_error: exit.map(|c| c != 0).unwrap_or(false) || item.status.as_str() == Some("failed"),
                     }));
                 }
@@ -274,7 +337,7 @@ impl CodexParser {
                         map.remove("type");
                         map.remove("status");
                     }
-                    let id = string_or_empty(item.id);
+                    let id = string_or_empty(&mut item.id);
                     events.push(Event::ToolCall(ToolCallInfo {
                         id: id.clone(),
                         name: name.to_owned(),

@@ -69,9 +69,14 @@ fn interrupt_transcript_has_no_terminal_line_and_the_exit_is_canceled() {
 
 #[test]
 fn usage_moves_cached_tokens_out_of_input_and_reports_reasoning_as_thinking() {
-    let usage = usage_of(&serde_json::from_str(r#"{"input_tokens": 1000, "cached_input_tokens": 600, "cache_write_input_tokens": 100, "output_tokens": 50, "reasoning_output_tokens": 20}"#).unwrap());
+    let usage_json = |text: &'static str| {
+        let mut usage = UsageJson::default();
+        assert!(murmur_driver_abi::lenient::object_line_into(text, &mut usage));
+        usage
+    };
+    let usage = usage_of(&usage_json(r#"{"input_tokens": 1000, "cached_input_tokens": 600, "cache_write_input_tokens": 100, "output_tokens": 50, "reasoning_output_tokens": 20}"#));
     assert_eq!(usage, Usage { input: Some(300), output: Some(50), cache_read: Some(600), cache_creation: Some(100), thinking: Some(20) });
-    let sparse = usage_of(&serde_json::from_str(r#"{"input_tokens": 10, "output_tokens": 2}"#).unwrap());
+    let sparse = usage_of(&usage_json(r#"{"input_tokens": 10, "output_tokens": 2}"#));
     assert_eq!(sparse, Usage { input: Some(10), output: Some(2), cache_read: None, cache_creation: None, thinking: None });
 }
 

@@ -7,11 +7,10 @@
 //! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Obj, ReadInPlace};
+use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
-use serde::Deserialize;
 
 /// The members of a line the driver reads, of every line type at once.
 /// Filled in place (`ReadInPlace`), not built by a derived visitor and moved out for every line.
@@ -29,11 +28,11 @@ pub struct Line<'a> {
     status: Field<'a>,
     output: Field<'a>,
     /// An object on `tool_result` and `result`.
-    error: Obj<ErrorJson<'a>>,
+    error: Nested<ErrorJson<'a>>,
     severity: Field<'a>,
     /// A string on `error`.
     message: Field<'a>,
-    stats: Obj<Stats<'a>>,
+    stats: Nested<Stats<'a>>,
 }
 
 impl<'de> ReadInPlace<'de> for Line<'de> {
@@ -73,10 +72,10 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
             8 => self.parameters = map.next_value()?,
             9 => self.status = map.next_value()?,
             10 => self.output = map.next_value()?,
-            11 => self.error = map.next_value()?,
+            11 => map.next_value_seed(&mut self.error)?,
             12 => self.severity = map.next_value()?,
             13 => self.message = map.next_value()?,
-            _ => self.stats = map.next_value()?,
+            _ => map.next_value_seed(&mut self.stats)?,
         }
         Ok(())
     }
@@ -100,26 +99,62 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// A `tool_result` or `result` line's `error`, read in place (`Nested`).
+#[derive(Default)]
 pub struct ErrorJson<'a> {
-    #[serde(rename = "type", borrow)]
     kind: Field<'a>,
-    #[serde(borrow)]
     message: Field<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'de> ReadInPlace<'de> for ErrorJson<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        let index = match name.len() {
+            4 if name_is(name, "type") => 0,
+            7 if name_is(name, "message") => 1,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            _ => self.message = map.next_value()?,
+        }
+        Ok(())
+    }
+}
+
+/// A `result` line's `stats`, read in place (`Nested`); its per-model `models` is skipped.
+#[derive(Default)]
 pub struct Stats<'a> {
-    #[serde(borrow)]
     input: Field<'a>,
-    #[serde(borrow)]
     input_tokens: Field<'a>,
-    #[serde(borrow)]
     output_tokens: Field<'a>,
-    #[serde(borrow)]
     cached: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for Stats<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        let index = match name.len() {
+            5 if name_is(name, "input") => 0,
+            6 if name_is(name, "cached") => 3,
+            12 if name_is(name, "input_tokens") => 1,
+            13 if name_is(name, "output_tokens") => 2,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.input = map.next_value()?,
+            1 => self.input_tokens = map.next_value()?,
+            2 => self.output_tokens = map.next_value()?,
+            _ => self.cached = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Default)]

@@ -17,7 +17,7 @@
 //!   than serde_json's recursion limit (128), a number beyond f64 or a lone surrogate escape there
 //!   no longer makes the whole line unreadable (skipping is iterative: no stack is at risk).
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -488,6 +488,122 @@ pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T,
         }
     }
     Ok(())
+}
+
+/// A nested object read in place, as a line's top-level object is ([`ReadInPlace`]): the parent
+/// holds the struct inline and it is filled member by member, where a derived visitor kept an
+/// `Option` of every member, built the struct, and moved it out through `Result`, [`Obj`] and
+/// `Option` into its parent (on wasm32 each move a `memory.copy`, and each member name matched
+/// with `memcmp`). Reads as `Obj<T>` of a derived `#[serde(default)]` struct does: a JSON object is
+/// read into `T` (a member named twice fails the line, a member `T` does not name is skipped
+/// unread, an escaped name is matched unescaped); any other JSON value is skipped and the member
+/// reads as absent. First written for `claude-code`'s nested objects; `codex` reads its `item` and
+/// `usage` this way.
+///
+/// A member that is a JSON object read in place into `T`; absent when it was not an object (or
+/// not in the line), as `Obj<T>` is `Obj(None)`. Like [`Member`] it also tells a member that is
+/// present with another value (`null` included) from an absent one ([`Nested::is_present`]).
+#[derive(Default)]
+pub struct Nested<T> {
+    state: NestedState,
+    value: T,
+}
+
+#[derive(Default, Clone, Copy, PartialEq)]
+enum NestedState {
+    #[default]
+    Absent,
+    Object,
+    Other,
+}
+
+impl<T> Nested<T> {
+    pub fn get(&self) -> Option<&T> {
+        if self.state == NestedState::Object {
+            Some(&self.value)
+        } else {
+            None
+        }
+    }
+
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        if self.state == NestedState::Object {
+            Some(&mut self.value)
+        } else {
+            None
+        }
+    }
+
+    /// In the line with any value, as [`Member::is_present`].
+    pub fn is_present(&self) -> bool {
+        self.state != NestedState::Absent
+    }
+}
+
+/// `map.next_value_seed(&mut nested)` reads the member's value into `nested`.
+impl<'de, 'n, T: ReadInPlace<'de>> DeserializeSeed<'de> for &'n mut Nested<T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(NestedVisitor(self))
+    }
+}
+
+struct NestedVisitor<'n, T>(&'n mut Nested<T>);
+
+impl<'de, 'n, T: ReadInPlace<'de>> Visitor<'de> for NestedVisitor<'n, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        read_members(&mut self.0.value, &mut map)?;
+        self.0.state = NestedState::Object;
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
 }
 
 /// Reads the JSON object `line` into `target` (see [`ReadInPlace`]); `false` for anything
