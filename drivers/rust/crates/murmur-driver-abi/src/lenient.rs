@@ -79,7 +79,7 @@ impl<'a> Field<'a> {
     #[inline]
     pub fn into_string(self) -> Option<String> {
         match self {
-            Field::Str(s) => Some(s.to_owned()),
+            Field::Str(s) => Some(owned(s)),
             Field::Owned(s) => Some(s.into_string()),
             _ => None,
         }
@@ -126,6 +126,62 @@ impl<'a> Field<'a> {
     /// Present with any value but `null`.
     pub fn is_set(&self) -> bool {
         !matches!(self, Field::Null)
+    }
+}
+
+/// `s` as an owned `String`, one of at most 64 bytes copied as a few overlapping words: `to_owned`'s
+/// copy is a `memory.copy`, which wasmtime runs as a call out of the guest code (a libcall that
+/// looks the memory up each time), dearer than the few words of a short string an event carries.
+fn owned(s: &str) -> String {
+    let n = s.len();
+    if n > 64 {
+        return s.to_owned();
+    }
+    let mut bytes: Vec<u8> = Vec::with_capacity(n);
+    // SAFETY: `bytes` has room for `n` bytes and `copy_short` writes exactly `s`'s `n` bytes into
+    // it, so they are initialised and UTF-8.
+    unsafe {
+        copy_short(s.as_ptr(), bytes.as_mut_ptr(), n);
+        bytes.set_len(n);
+        String::from_utf8_unchecked(bytes)
+    }
+}
+
+/// Copies `n <= 64` bytes from `src` to `dst` (not overlapping) without a loop, so LLVM keeps it
+/// as loads and stores: the first and the last words of each size cover every byte.
+#[inline(always)]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    let load = |at: usize| (src.add(at) as *const u64).read_unaligned();
+    let store = |at: usize, word: u64| (dst.add(at) as *mut u64).write_unaligned(word);
+    if n >= 32 {
+        let (a, b, c, d) = (load(0), load(8), load(16), load(24));
+        let (e, f, g, h) = (load(n - 32), load(n - 24), load(n - 16), load(n - 8));
+        store(0, a);
+        store(8, b);
+        store(16, c);
+        store(24, d);
+        store(n - 32, e);
+        store(n - 24, f);
+        store(n - 16, g);
+        store(n - 8, h);
+    } else if n >= 16 {
+        let (a, b, c, d) = (load(0), load(8), load(n - 16), load(n - 8));
+        store(0, a);
+        store(8, b);
+        store(n - 16, c);
+        store(n - 8, d);
+    } else if n >= 8 {
+        let (a, b) = (load(0), load(n - 8));
+        store(0, a);
+        store(n - 8, b);
+    } else if n >= 4 {
+        let (a, b) = ((src as *const u32).read_unaligned(), (src.add(n - 4) as *const u32).read_unaligned());
+        (dst as *mut u32).write_unaligned(a);
+        (dst.add(n - 4) as *mut u32).write_unaligned(b);
+    } else if n > 0 {
+        *dst = *src;
+        *dst.add(n / 2) = *src.add(n / 2);
+        *dst.add(n - 1) = *src.add(n - 1);
     }
 }
 

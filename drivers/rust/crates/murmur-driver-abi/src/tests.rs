@@ -111,6 +111,20 @@ fn words_are_found_as_contains_finds_each() {
 }
 
 #[test]
+fn a_borrowed_string_is_owned_with_every_byte_of_every_length() {
+    let text: String = "abcdefghijklmnopqrstuvwxyz0123456789é€😀ABCDEFGHIJKLMNOPQRSTUVWXYZ!?".repeat(2);
+    for from in 0..8 {
+        for to in from..text.len() {
+            if let Some(s) = text.get(from..to) {
+                let owned = crate::lenient::Field::Str(s).into_string().unwrap();
+                assert_eq!(owned, s);
+                assert_eq!(owned.len(), s.len());
+            }
+        }
+    }
+}
+
+#[test]
 fn cutting_counts_characters_not_bytes() {
     assert_eq!(cut_chars("ééé", 2), "éé");
     assert_eq!(cut_chars("ab", 5), "ab");

@@ -344,7 +344,7 @@ impl<'de> Reader<'de> {
     /// The integer at `pos`, consumed, as (negative, magnitude): one of at most 18 digits without
     /// a fraction or exponent, and not `-0` (serde_json reads that as a float); anything else
     /// gives up.
-    #[inline]
+    #[inline(always)]
     fn integer(&mut self) -> Result<(bool, u64), Bail> {
         let b = self.bytes();
         let negative = b[self.pos] == b'-';
