@@ -1,7 +1,6 @@
 //! The `claude-code` driver: drives Claude Code's `--print` mode with stream-json on both sides.
 //! Flags, event mapping, usage mapping and config keys are documented in this crate's README.
 
-mod nested;
 mod parse;
 
 use murmur_driver_abi::util::*;

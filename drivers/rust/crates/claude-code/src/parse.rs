@@ -6,9 +6,8 @@
 //! reading gave (`value_parse`, kept as the tests' oracle). State that spans lines lives in
 //! [`ClaudeParser`], so any batch split gives the same events.
 
-use crate::nested::Nested;
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Arr, Field, ReadInPlace};
+use murmur_driver_abi::lenient::{name_is, Arr, Field, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -323,7 +322,7 @@ impl ClaudeParser {
     }
 
     pub fn parse_line(&mut self, line: &str, events: &mut Vec<Event>) {
-        if line.trim().is_empty() {
+        if is_blank(line) {
             return;
         }
         let mut line_members = Line::default();

@@ -2,3 +2,10 @@
 //! gives up on none of the transcripts' lines and never accepts a damaged line serde_json refuses.
 
 murmur_driver_abi::fast_path_tests!(crate::parse::Line, "codex", ["auth401", "happy", "interrupt", "mcp", "rate429"]);
+
+#[test]
+fn the_members_read_straight_into_fields_are_those_read_member_fills() {
+    murmur_driver_abi::testing::assert_fields_are_the_members_read::<crate::parse::Line>(&[
+        "type", "thread_id", "item", "usage", "error", "message",
+    ]);
+}

@@ -69,9 +69,14 @@ fn interrupt_transcript_has_no_terminal_line_and_the_exit_is_canceled() {
 
 #[test]
 fn usage_moves_cached_tokens_out_of_input_and_reports_reasoning_as_thinking() {
-    let usage = usage_of(&serde_json::from_str(r#"{"input_tokens": 1000, "cached_input_tokens": 600, "cache_write_input_tokens": 100, "output_tokens": 50, "reasoning_output_tokens": 20}"#).unwrap());
+    let usage_json = |text: &'static str| {
+        let mut usage = UsageJson::default();
+        assert!(murmur_driver_abi::lenient::object_line_into(text, &mut usage));
+        usage
+    };
+    let usage = usage_of(&usage_json(r#"{"input_tokens": 1000, "cached_input_tokens": 600, "cache_write_input_tokens": 100, "output_tokens": 50, "reasoning_output_tokens": 20}"#));
     assert_eq!(usage, Usage { input: Some(300), output: Some(50), cache_read: Some(600), cache_creation: Some(100), thinking: Some(20) });
-    let sparse = usage_of(&serde_json::from_str(r#"{"input_tokens": 10, "output_tokens": 2}"#).unwrap());
+    let sparse = usage_of(&usage_json(r#"{"input_tokens": 10, "output_tokens": 2}"#));
     assert_eq!(sparse, Usage { input: Some(10), output: Some(2), cache_read: None, cache_creation: None, thinking: None });
 }
 
@@ -198,6 +203,70 @@ fn http_statuses_are_read_after_the_word_status() {
     assert_eq!(http_status("unexpected status 401 unauthorized"), Some(401));
     assert_eq!(http_status("status of the stream: unknown"), None);
     assert_eq!(http_status("no number here"), None);
+}
+
+/// The classification as it was written first (a `contains` per word, `find` for the status):
+/// the oracle for the one-pass search.
+fn failure_kind_by_contains(message: &str) -> FailureKind {
+    let lower = message.to_ascii_lowercase();
+    let mut rest = lower.as_str();
+    let mut status = None;
+    while let Some(i) = rest.find("status") {
+        rest = &rest[i + "status".len()..];
+        let digits: String =
+            rest.trim_start_matches(|c: char| c == ':' || c == ' ').chars().take_while(char::is_ascii_digit).collect();
+        if digits.len() == 3 {
+            status = digits.parse::<u16>().ok();
+            break;
+        }
+    }
+    match status {
+        Some(401) | Some(403) => return FailureKind::Auth,
+        Some(429) => return FailureKind::Quota,
+        _ => {}
+    }
+    if lower.contains("unauthorized") || lower.contains("forbidden") {
+        FailureKind::Auth
+    } else if lower.contains("too many requests")
+        || lower.contains("usage limit")
+        || lower.contains("rate limit")
+        || lower.contains("quota")
+    {
+        FailureKind::Quota
+    } else if lower.contains("interrupted") || lower.contains("cancelled") || lower.contains("canceled") {
+        FailureKind::Canceled
+    } else {
+        FailureKind::HarnessError
+    }
+}
+
+#[test]
+fn failure_kinds_are_those_a_contains_per_word_gives() {
+    let words = [
+        "status", "Status:", "status::  ", "statu", "sstatus", "401", "403", "429", "500", "4290", "42", "Unauthorized",
+        "FORBIDDEN", "too many requests", "too  many requests", "usage limit", "rate limit", "quota", "interrupted",
+        "Cancelled", "canceled", "cancel", "é", " ", "",
+    ];
+    let mut kinds = std::collections::BTreeSet::new();
+    for a in words {
+        for b in words {
+            for c in ["", " 401", "429", " quota", "status 500 "] {
+                for message in [format!("{}{}{}", a, b, c), format!("{} {} {}", a, b, c), format!("{}{}{}", c, a, b)] {
+                    let kind = failure_kind(&message);
+                    assert_eq!(kind, failure_kind_by_contains(&message), "{:?}", message);
+                    kinds.insert(format!("{:?}", kind));
+                }
+            }
+        }
+    }
+    assert_eq!(kinds.len(), 4, "{:?}", kinds);
+    let lines = ["auth401", "happy", "interrupt", "mcp", "rate429"].iter().flat_map(|t| read_transcript("codex", t));
+    for line in lines {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+            let m = v["error"]["message"].as_str().or(v["message"].as_str()).or(v["item"]["message"].as_str()).unwrap_or("");
+            assert_eq!(failure_kind(m), failure_kind_by_contains(m), "{}", line);
+        }
+    }
 }
 
 #[test]

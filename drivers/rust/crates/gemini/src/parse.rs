@@ -7,11 +7,10 @@
 //! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Obj, ReadInPlace};
+use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
-use serde::Deserialize;
 
 /// The members of a line the driver reads, of every line type at once.
 /// Filled in place (`ReadInPlace`), not built by a derived visitor and moved out for every line.
@@ -29,11 +28,11 @@ pub struct Line<'a> {
     status: Field<'a>,
     output: Field<'a>,
     /// An object on `tool_result` and `result`.
-    error: Obj<ErrorJson<'a>>,
+    error: Nested<ErrorJson<'a>>,
     severity: Field<'a>,
     /// A string on `error`.
     message: Field<'a>,
-    stats: Obj<Stats<'a>>,
+    stats: Nested<Stats<'a>>,
 }
 
 impl<'de> ReadInPlace<'de> for Line<'de> {
@@ -73,35 +72,89 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
             8 => self.parameters = map.next_value()?,
             9 => self.status = map.next_value()?,
             10 => self.output = map.next_value()?,
-            11 => self.error = map.next_value()?,
+            11 => map.next_value_seed(&mut self.error)?,
             12 => self.severity = map.next_value()?,
             13 => self.message = map.next_value()?,
-            _ => self.stats = map.next_value()?,
+            _ => map.next_value_seed(&mut self.stats)?,
+        }
+        Ok(())
+    }
+
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.kind,
+            1 => &mut self.session_id,
+            2 => &mut self.model,
+            3 => &mut self.role,
+            4 => &mut self.content,
+            5 => &mut self.delta,
+            6 => &mut self.tool_id,
+            7 => &mut self.tool_name,
+            9 => &mut self.status,
+            10 => &mut self.output,
+            12 => &mut self.severity,
+            13 => &mut self.message,
+            _ => return None,
+        })
+    }
+}
+
+/// A `tool_result` or `result` line's `error`, read in place (`Nested`).
+#[derive(Default)]
+pub struct ErrorJson<'a> {
+    kind: Field<'a>,
+    message: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for ErrorJson<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        let index = match name.len() {
+            4 if name_is(name, "type") => 0,
+            7 if name_is(name, "message") => 1,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.kind = map.next_value()?,
+            _ => self.message = map.next_value()?,
         }
         Ok(())
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-pub struct ErrorJson<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Field<'a>,
-    #[serde(borrow)]
-    message: Field<'a>,
+/// A `result` line's `stats`, read in place (`Nested`); its per-model `models` is skipped.
+#[derive(Default)]
+pub struct Stats<'a> {
+    input: Field<'a>,
+    input_tokens: Field<'a>,
+    output_tokens: Field<'a>,
+    cached: Field<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-pub struct Stats<'a> {
-    #[serde(borrow)]
-    input: Field<'a>,
-    #[serde(borrow)]
-    input_tokens: Field<'a>,
-    #[serde(borrow)]
-    output_tokens: Field<'a>,
-    #[serde(borrow)]
-    cached: Field<'a>,
+impl<'de> ReadInPlace<'de> for Stats<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        let index = match name.len() {
+            5 if name_is(name, "input") => 0,
+            6 if name_is(name, "cached") => 3,
+            12 if name_is(name, "input_tokens") => 1,
+            13 if name_is(name, "output_tokens") => 2,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.input = map.next_value()?,
+            1 => self.input_tokens = map.next_value()?,
+            2 => self.output_tokens = map.next_value()?,
+            _ => self.cached = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -129,7 +182,7 @@ impl GeminiParser {
     }
 
     pub fn parse_line(&mut self, line: &str, events: &mut Vec<Event>) {
-        if line.trim().is_empty() {
+        if is_blank(line) {
             return;
         }
         let mut line_members = Line::default();
@@ -139,8 +192,8 @@ impl GeminiParser {
             return events.push(note_unreadable("unreadable gemini line: ", line));
         }
         let v = &mut line_members;
-        let understood = match v.kind.as_str() {
-            Some("init") => {
+        let understood = match v.kind.as_str().and_then(Kind::of) {
+            Some(Kind::Init) => {
                 events.push(Event::SessionStarted(SessionInfo {
                     id: v.session_id.take_string().unwrap_or_default(),
                     // Gemini CLI does not say how it bills in its event stream.
@@ -149,8 +202,8 @@ impl GeminiParser {
                 }));
                 true
             }
-            Some("message") => self.message(v, events),
-            Some("tool_use") => {
+            Some(Kind::Message) => self.message(v, events),
+            Some(Kind::ToolUse) => {
                 self.complete_message(events);
                 self.message.clear();
                 let name = v.tool_name.as_str().unwrap_or("");
@@ -165,7 +218,7 @@ impl GeminiParser {
                 }));
                 true
             }
-            Some("tool_result") => {
+            Some(Kind::ToolResult) => {
                 let is_error = v.status.as_str() != Some("success");
                 let error = v.error.get().and_then(|e| e.message.as_str());
                 let output = match (v.output.as_str(), error) {
@@ -176,14 +229,14 @@ impl GeminiParser {
                 events.push(Event::ToolResult(ToolResultInfo { id: v.tool_id.take_string().unwrap_or_default(), output, is_error }));
                 true
             }
-            Some("error") => {
+            Some(Kind::Error) => {
                 // A warning or a non-fatal error the CLI recovered from; the result decides.
                 let severity = v.severity.as_str().unwrap_or("error");
                 let message = v.message.as_str().unwrap_or("");
                 events.push(Event::Note(cut_chars(&format!("gemini {}: {}", severity, message), NOTE_MAX_CHARS).to_owned()));
                 true
             }
-            Some("result") => {
+            Some(Kind::Result) => {
                 self.complete_message(events);
                 if let Some(stats) = v.stats.get() {
                     events.push(Event::Usage(usage_of(stats)));
@@ -240,6 +293,34 @@ impl GeminiParser {
     }
 }
 
+/// A line's `type`.
+#[derive(Clone, Copy)]
+enum Kind {
+    Init,
+    Message,
+    ToolUse,
+    ToolResult,
+    Error,
+    Result,
+}
+
+impl Kind {
+    /// Compared with `name_is`, by length first: a `match` on the strings calls `memcmp` for each
+    /// candidate on wasm32.
+    fn of(kind: &str) -> Option<Kind> {
+        let k = match kind.len() {
+            4 if name_is(kind, "init") => Kind::Init,
+            5 if name_is(kind, "error") => Kind::Error,
+            6 if name_is(kind, "result") => Kind::Result,
+            7 if name_is(kind, "message") => Kind::Message,
+            8 if name_is(kind, "tool_use") => Kind::ToolUse,
+            11 if name_is(kind, "tool_result") => Kind::ToolResult,
+            _ => return None,
+        };
+        Some(k)
+    }
+}
+
 /// `result.stats`: `input` is the prompt without the cached part (`input_tokens` − `cached`),
 /// `cached` is cache-read; Gemini CLI reports no cache writes and no separate thinking count, so
 /// those are not reported (never zero).
@@ -251,26 +332,56 @@ pub fn usage_of(stats: &Stats) -> Usage {
 }
 
 /// The API error is embedded in the message text (`{"error":{"code":401,…,"status":"UNAUTHENTICATED"}}`).
+/// A word counts when the type or the message, lower-cased, holds it, or the message does with
+/// its whitespace taken out; the first group with a word decides.
 pub fn failure_kind(error_type: &str, message: &str) -> FailureKind {
     let t = error_type.to_ascii_lowercase();
     let m = message.to_ascii_lowercase();
-    let compact: String = m.chars().filter(|c| !c.is_whitespace()).collect();
-    let has = |s: &str| m.contains(s) || t.contains(s) || compact.contains(s);
-    if has("\"code\":401")
-        || has("\"code\":403")
-        || has("unauthenticated")
-        || has("permission_denied")
-        || has("authentication")
-        || has("api key not valid")
-    {
-        FailureKind::Auth
-    } else if has("\"code\":429") || has("resource_exhausted") || has("quota") || has("rate limit") {
-        FailureKind::Quota
-    } else if has("turn limit") || has("maxsessionturns") || has("max_session_turns") {
-        FailureKind::MaxTurns
-    } else if has("cancel") || has("abort") {
-        FailureKind::Canceled
-    } else {
-        FailureKind::HarnessError
+    let mut compact = String::with_capacity(m.len());
+    for piece in m.split(char::is_whitespace) {
+        compact.push_str(piece);
     }
+    // Every word looked for at once (`Words`), not a `contains` per word and text. A word without
+    // whitespace that the message holds, its compact form holds too, and one with a space only
+    // the message can hold: so the message is searched for the spaced words alone.
+    let found = FAILURE_WORDS.found_in(&t)
+        | FAILURE_WORDS.found_among(&m, SPACED_WORDS)
+        | FAILURE_WORDS.found_among(&compact, !SPACED_WORDS);
+    let kinds = [
+        (AUTH_WORDS, FailureKind::Auth),
+        (QUOTA_WORDS, FailureKind::Quota),
+        (MAX_TURNS_WORDS, FailureKind::MaxTurns),
+        (CANCELED_WORDS, FailureKind::Canceled),
+    ];
+    for (words, kind) in kinds {
+        if found & words != 0 {
+            return kind;
+        }
+    }
+    FailureKind::HarnessError
 }
+
+/// The words [`failure_kind`] looks for, grouped by the kind they mean (the masks below).
+const FAILURE_WORDS: Words<15> = Words::new([
+    "\"code\":401",
+    "\"code\":403",
+    "unauthenticated",
+    "permission_denied",
+    "authentication",
+    "api key not valid",
+    "\"code\":429",
+    "resource_exhausted",
+    "quota",
+    "rate limit",
+    "turn limit",
+    "maxsessionturns",
+    "max_session_turns",
+    "cancel",
+    "abort",
+]);
+const AUTH_WORDS: u32 = 0b11_1111;
+/// "api key not valid", "rate limit", "turn limit".
+const SPACED_WORDS: u32 = 1 << 5 | 1 << 9 | 1 << 10;
+const QUOTA_WORDS: u32 = 0b1111 << 6;
+const MAX_TURNS_WORDS: u32 = 0b111 << 10;
+const CANCELED_WORDS: u32 = 0b11 << 13;

@@ -118,6 +118,62 @@ fn failure_kinds_come_from_the_embedded_api_error() {
     }
 }
 
+/// The classification as it was written first, a `contains` per word: the oracle for the one-pass
+/// search.
+fn failure_kind_by_contains(error_type: &str, message: &str) -> FailureKind {
+    let t = error_type.to_ascii_lowercase();
+    let m = message.to_ascii_lowercase();
+    let compact: String = m.chars().filter(|c| !c.is_whitespace()).collect();
+    let has = |s: &str| m.contains(s) || t.contains(s) || compact.contains(s);
+    if has("\"code\":401")
+        || has("\"code\":403")
+        || has("unauthenticated")
+        || has("permission_denied")
+        || has("authentication")
+        || has("api key not valid")
+    {
+        FailureKind::Auth
+    } else if has("\"code\":429") || has("resource_exhausted") || has("quota") || has("rate limit") {
+        FailureKind::Quota
+    } else if has("turn limit") || has("maxsessionturns") || has("max_session_turns") {
+        FailureKind::MaxTurns
+    } else if has("cancel") || has("abort") {
+        FailureKind::Canceled
+    } else {
+        FailureKind::HarnessError
+    }
+}
+
+#[test]
+fn failure_kinds_are_those_a_contains_per_word_gives() {
+    let words = [
+        "\"code\":401", "\"code\": 403", "\"CODE\":\t429", "UNAUTHENTICATED", "permission_denied", "Authentication",
+        "API key not valid", "API  key not valid", "resource_exhausted", "Quota", "rate limit", "rate\u{a0}limit",
+        "turn limit", "max session turns", "maxSession\u{2003}Turns", "max_session_turns", "Cancelled", "abort",
+        "aborted", "quot", "\"code\":4", "01", "é", "",
+    ];
+    let mut kinds = std::collections::BTreeSet::new();
+    for (i, a) in words.iter().enumerate() {
+        for b in words.iter() {
+            for (t, m) in [(*a, format!("x {} y", b)), ("", format!("{}{}", a, b)), (*b, a.to_string()), ("unknown", format!("[API Error: {} ({})]", a, b))] {
+                let kind = failure_kind(t, &m);
+                assert_eq!(kind, failure_kind_by_contains(t, &m), "{:?} {:?}", t, m);
+                kinds.insert(format!("{:?}", kind));
+            }
+        }
+        assert_eq!(failure_kind(a, ""), failure_kind_by_contains(a, ""), "{}", i);
+    }
+    assert_eq!(kinds.len(), 5, "{:?}", kinds);
+    let lines = ["auth401", "happy", "interrupt", "mcp", "rate429"].iter().flat_map(|t| read_transcript("gemini-cli", t));
+    for line in lines {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+            let t = v["error"]["type"].as_str().unwrap_or("");
+            let m = v["error"]["message"].as_str().or(v["message"].as_str()).unwrap_or("");
+            assert_eq!(failure_kind(t, m), failure_kind_by_contains(t, m), "{}", line);
+        }
+    }
+}
+
 #[test]
 fn launch_passes_the_task_as_prompt_and_keeps_prompt_and_token_in_private_files() {
     let plan = plan(&golden_launch_request()).unwrap();

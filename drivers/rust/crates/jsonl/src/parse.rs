@@ -7,11 +7,10 @@
 //! derived visitor and moved out: on lines this short the moves cost as much as the reading.
 
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Member, ReadInPlace};
+use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
-use serde::Deserialize;
 
 /// The members of a contract line, of every line type at once.
 #[derive(Default)]
@@ -28,7 +27,7 @@ pub struct Line<'a> {
     attempt: Field<'a>,
     reason: Field<'a>,
     /// Absent, a `UsageSplit`, or something else: the last makes the line unknown.
-    usage: Member<UsageSplit<'a>>,
+    usage: Nested<UsageSplit<'a>>,
     /// The failure kind on `error`.
     error_kind: Field<'a>,
     message: Field<'a>,
@@ -67,7 +66,7 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
             5 => self.error_kind = map.next_value()?,
             6 => self.model = map.next_value()?,
             7 => self.input = map.next_value()?,
-            8 => self.usage = map.next_value()?,
+            8 => map.next_value_seed(&mut self.usage)?,
             9 => self.output = map.next_value()?,
             10 => self.reason = map.next_value()?,
             11 => self.attempt = map.next_value()?,
@@ -76,22 +75,59 @@ impl<'de> ReadInPlace<'de> for Line<'de> {
         }
         Ok(())
     }
+
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.id,
+            1 => &mut self.kind,
+            2 => &mut self.auth,
+            3 => &mut self.text,
+            4 => &mut self.name,
+            5 => &mut self.error_kind,
+            6 => &mut self.model,
+            9 => &mut self.output,
+            10 => &mut self.reason,
+            11 => &mut self.attempt,
+            12 => &mut self.message,
+            13 => &mut self.is_error,
+            _ => return None,
+        })
+    }
 }
 
-/// The wire's `UsageSplit`.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// The wire's `UsageSplit`, read in place (`Nested`).
+#[derive(Default)]
 pub struct UsageSplit<'a> {
-    #[serde(borrow)]
     fresh_input: Field<'a>,
-    #[serde(borrow)]
     cache_read: Field<'a>,
-    #[serde(borrow)]
     cache_write: Field<'a>,
-    #[serde(borrow)]
     output: Field<'a>,
-    #[serde(borrow)]
     thinking: Field<'a>,
+}
+
+impl<'de> ReadInPlace<'de> for UsageSplit<'de> {
+    fn member_index(name: &str) -> Option<u32> {
+        let index = match name.len() {
+            6 if name_is(name, "output") => 3,
+            8 if name_is(name, "thinking") => 4,
+            10 if name_is(name, "cache_read") => 1,
+            11 if name_is(name, "fresh_input") => 0,
+            11 if name_is(name, "cache_write") => 2,
+            _ => return None,
+        };
+        Some(index)
+    }
+
+    fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.fresh_input = map.next_value()?,
+            1 => self.cache_read = map.next_value()?,
+            2 => self.cache_write = map.next_value()?,
+            3 => self.output = map.next_value()?,
+            _ => self.thinking = map.next_value()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -104,7 +140,7 @@ pub struct JsonlParser {
 
 impl JsonlParser {
     pub fn parse_line(&mut self, line: &str, events: &mut Vec<Event>) {
-        if line.trim().is_empty() {
+        if is_blank(line) {
             return;
         }
         let mut v = Line::default();
@@ -220,7 +256,7 @@ pub fn translate(v: &mut Line, events: &mut Vec<Event>) -> bool {
             attempt: v.attempt.as_u64().unwrap_or(1).min(u32::MAX as u64) as u32,
             reason: v.reason.take_string().unwrap_or_default(),
         }),
-        Some(Kind::Usage) => match v.usage.object() {
+        Some(Kind::Usage) => match v.usage.get() {
             Some(usage) => Event::Usage(usage_split(usage)),
             None => return false,
         },
@@ -233,10 +269,10 @@ pub fn translate(v: &mut Line, events: &mut Vec<Event>) -> bool {
             None => return false,
         },
         Some(Kind::Result) => {
-            match &v.usage {
-                Member::Absent => {}
-                Member::Object(usage) => events.push(Event::Usage(usage_split(usage))),
-                Member::Other => return false,
+            match v.usage.get() {
+                Some(usage) => events.push(Event::Usage(usage_split(usage))),
+                None if v.usage.is_present() => return false,
+                None => {}
             }
             Event::TurnEnd(v.text.take_string().unwrap_or_default())
         }

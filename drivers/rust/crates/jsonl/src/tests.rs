@@ -54,12 +54,17 @@ fn launch_takes_args_and_env_from_config_and_refuses_unknown_keys() {
 
 #[test]
 fn usage_split_adds_thinking_back_into_output_and_keeps_absent_members_unreported() {
-    let usage = usage_split(&serde_json::from_str(r#"{"fresh_input": 5, "output": 3, "thinking": 2}"#).unwrap());
+    let usage_json = |text: &'static str| {
+        let mut usage = parse::UsageSplit::default();
+        assert!(murmur_driver_abi::lenient::object_line_into(text, &mut usage));
+        usage
+    };
+    let usage = usage_split(&usage_json(r#"{"fresh_input": 5, "output": 3, "thinking": 2}"#));
     assert_eq!(
         usage,
         Usage { input: Some(5), output: Some(5), cache_read: None, cache_creation: None, thinking: Some(2) }
     );
-    assert_eq!(usage_split(&serde_json::from_str("{}").unwrap()), Usage::default());
+    assert_eq!(usage_split(&usage_json("{}")), Usage::default());
 }
 
 #[test]

@@ -17,7 +17,7 @@
 //!   than serde_json's recursion limit (128), a number beyond f64 or a lone surrogate escape there
 //!   no longer makes the whole line unreadable (skipping is iterative: no stack is at risk).
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -66,6 +66,7 @@ impl PartialEq for Field<'_> {
 }
 
 impl<'a> Field<'a> {
+    #[inline]
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Field::Str(s) => Some(s),
@@ -75,15 +76,17 @@ impl<'a> Field<'a> {
     }
 
     /// The string as an owned `String`, without a copy when unescaping already made one.
+    #[inline]
     pub fn into_string(self) -> Option<String> {
         match self {
-            Field::Str(s) => Some(s.to_owned()),
+            Field::Str(s) => Some(owned(s)),
             Field::Owned(s) => Some(s.into_string()),
             _ => None,
         }
     }
 
     /// [`Field::into_string`] of the member, leaving `Null` in its place.
+    #[inline]
     pub fn take_string(&mut self) -> Option<String> {
         core::mem::take(self).into_string()
     }
@@ -123,6 +126,62 @@ impl<'a> Field<'a> {
     /// Present with any value but `null`.
     pub fn is_set(&self) -> bool {
         !matches!(self, Field::Null)
+    }
+}
+
+/// `s` as an owned `String`, one of at most 64 bytes copied as a few overlapping words: `to_owned`'s
+/// copy is a `memory.copy`, which wasmtime runs as a call out of the guest code (a libcall that
+/// looks the memory up each time), dearer than the few words of a short string an event carries.
+fn owned(s: &str) -> String {
+    let n = s.len();
+    if n > 64 {
+        return s.to_owned();
+    }
+    let mut bytes: Vec<u8> = Vec::with_capacity(n);
+    // SAFETY: `bytes` has room for `n` bytes and `copy_short` writes exactly `s`'s `n` bytes into
+    // it, so they are initialised and UTF-8.
+    unsafe {
+        copy_short(s.as_ptr(), bytes.as_mut_ptr(), n);
+        bytes.set_len(n);
+        String::from_utf8_unchecked(bytes)
+    }
+}
+
+/// Copies `n <= 64` bytes from `src` to `dst` (not overlapping) without a loop, so LLVM keeps it
+/// as loads and stores: the first and the last words of each size cover every byte.
+#[inline(always)]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    let load = |at: usize| (src.add(at) as *const u64).read_unaligned();
+    let store = |at: usize, word: u64| (dst.add(at) as *mut u64).write_unaligned(word);
+    if n >= 32 {
+        let (a, b, c, d) = (load(0), load(8), load(16), load(24));
+        let (e, f, g, h) = (load(n - 32), load(n - 24), load(n - 16), load(n - 8));
+        store(0, a);
+        store(8, b);
+        store(16, c);
+        store(24, d);
+        store(n - 32, e);
+        store(n - 24, f);
+        store(n - 16, g);
+        store(n - 8, h);
+    } else if n >= 16 {
+        let (a, b, c, d) = (load(0), load(8), load(n - 16), load(n - 8));
+        store(0, a);
+        store(8, b);
+        store(n - 16, c);
+        store(n - 8, d);
+    } else if n >= 8 {
+        let (a, b) = (load(0), load(n - 8));
+        store(0, a);
+        store(n - 8, b);
+    } else if n >= 4 {
+        let (a, b) = ((src as *const u32).read_unaligned(), (src.add(n - 4) as *const u32).read_unaligned());
+        (dst as *mut u32).write_unaligned(a);
+        (dst.add(n - 4) as *mut u32).write_unaligned(b);
+    } else if n > 0 {
+        *dst = *src;
+        *dst.add(n / 2) = *src.add(n / 2);
+        *dst.add(n - 1) = *src.add(n - 1);
     }
 }
 
@@ -417,6 +476,15 @@ pub trait ReadInPlace<'de> {
     fn member_index(name: &str) -> Option<u32>;
     /// Reads member `index`'s value from `map` into `self`.
     fn read_member<A: MapAccess<'de>>(&mut self, index: u32, map: &mut A) -> Result<(), A::Error>;
+
+    /// Member `index` when it is a plain [`Field`] that `read_member` reads as
+    /// `*field = map.next_value()?`: the fast path (`fast`) then reads the value straight into it
+    /// without going through `read_member`. `None` (the default) for every other member.
+    #[inline(always)]
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        let _ = index;
+        None
+    }
 }
 
 struct NameSeed<T>(PhantomData<T>);
@@ -476,6 +544,122 @@ pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T,
         }
     }
     Ok(())
+}
+
+/// A nested object read in place, as a line's top-level object is ([`ReadInPlace`]): the parent
+/// holds the struct inline and it is filled member by member, where a derived visitor kept an
+/// `Option` of every member, built the struct, and moved it out through `Result`, [`Obj`] and
+/// `Option` into its parent (on wasm32 each move a `memory.copy`, and each member name matched
+/// with `memcmp`). Reads as `Obj<T>` of a derived `#[serde(default)]` struct does: a JSON object is
+/// read into `T` (a member named twice fails the line, a member `T` does not name is skipped
+/// unread, an escaped name is matched unescaped); any other JSON value is skipped and the member
+/// reads as absent. First written for `claude-code`'s nested objects; `codex` reads its `item` and
+/// `usage` this way.
+///
+/// A member that is a JSON object read in place into `T`; absent when it was not an object (or
+/// not in the line), as `Obj<T>` is `Obj(None)`. Like [`Member`] it also tells a member that is
+/// present with another value (`null` included) from an absent one ([`Nested::is_present`]).
+#[derive(Default)]
+pub struct Nested<T> {
+    state: NestedState,
+    value: T,
+}
+
+#[derive(Default, Clone, Copy, PartialEq)]
+enum NestedState {
+    #[default]
+    Absent,
+    Object,
+    Other,
+}
+
+impl<T> Nested<T> {
+    pub fn get(&self) -> Option<&T> {
+        if self.state == NestedState::Object {
+            Some(&self.value)
+        } else {
+            None
+        }
+    }
+
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        if self.state == NestedState::Object {
+            Some(&mut self.value)
+        } else {
+            None
+        }
+    }
+
+    /// In the line with any value, as [`Member::is_present`].
+    pub fn is_present(&self) -> bool {
+        self.state != NestedState::Absent
+    }
+}
+
+/// `map.next_value_seed(&mut nested)` reads the member's value into `nested`.
+impl<'de, 'n, T: ReadInPlace<'de>> DeserializeSeed<'de> for &'n mut Nested<T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(NestedVisitor(self))
+    }
+}
+
+struct NestedVisitor<'n, T>(&'n mut Nested<T>);
+
+impl<'de, 'n, T: ReadInPlace<'de>> Visitor<'de> for NestedVisitor<'n, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        read_members(&mut self.0.value, &mut map)?;
+        self.0.state = NestedState::Object;
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.0.state = NestedState::Other;
+        Ok(())
+    }
 }
 
 /// Reads the JSON object `line` into `target` (see [`ReadInPlace`]); `false` for anything

@@ -237,6 +237,31 @@ pub fn assert_fast_path_refuses_damaged_lines(lines: &[String], line_reads: &Lin
     }
 }
 
+/// Asserts that the members a line type has the fast path read straight into a `Field`
+/// (`ReadInPlace::field`) are the ones its `read_member` fills: each of `names` (the members the
+/// type reads), with a value of every JSON type, read by the fast path and by serde_json (which
+/// goes through `read_member`) leaves the same value behind every index's `field`. A `field` that
+/// named another member than `read_member` reads for that index fails it.
+pub fn assert_fields_are_the_members_read<T: crate::lenient::ReadInPlace<'static> + Default>(names: &[&str]) {
+    let values = ["\"v\"", "\"e\\n\"", "7", "-3", "true", "false", "null", "{\"a\":1}", "[1]"];
+    let mut set = 0;
+    for name in names {
+        for value in values {
+            let line: &'static str = Box::leak(format!("{{\"{}\":{}}}", name, value).into_boxed_str());
+            let mut fast = T::default();
+            assert!(crate::fast::read_line(line, &mut fast, &mut Vec::new()).is_ok(), "the fast path gave up on {}", line);
+            let mut serde = T::default();
+            assert!(crate::lenient::object_line_into(line, &mut serde), "serde_json refused {}", line);
+            for index in 0..64 {
+                let ours = fast.field(index).cloned();
+                assert_eq!(ours, serde.field(index).cloned(), "member {} after {}", index, line);
+                set += ours.map_or(false, |f| f.is_set()) as usize;
+            }
+        }
+    }
+    assert!(set > 0, "no member was read as a field");
+}
+
 /// The fast path's two tests on a driver's own line type, for a crate's `fast_tests.rs`: it gives
 /// up on none of the harness's transcript lines, and never accepts a damaged copy of a line that
 /// serde_json refuses. `fast_path_tests!(Line, "codex", ["happy", ...])`.

@@ -44,6 +44,87 @@ fn golden_files_put_one_event_per_line() {
 }
 
 #[test]
+fn the_utf8_check_answers_as_the_standard_one_wherever_a_bad_or_wide_byte_is() {
+    // Every length up to 24 of ASCII, with each of these planted at every position: valid
+    // characters of 2 to 4 bytes, a lone continuation byte, a truncated lead, an overlong form,
+    // a surrogate, bytes never in UTF-8.
+    let planted: [&[u8]; 10] = [
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "😀".as_bytes(),
+        b"\x80",
+        b"\xc3",
+        b"\xe2\x82",
+        b"\xc0\xaf",
+        b"\xed\xa0\x80",
+        b"\xff",
+        b"\xf5\x80\x80\x80",
+    ];
+    for len in 0..24 {
+        let ascii: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        assert!(is_utf8(&ascii));
+        for at in 0..=len {
+            for p in planted {
+                let mut bytes = ascii.clone();
+                bytes.splice(at..at, p.iter().copied());
+                assert_eq!(is_utf8(&bytes), std::str::from_utf8(&bytes).is_ok(), "{:?}", bytes);
+                // A second one further on, so a valid first one does not end the check.
+                for q in planted {
+                    let mut twice = bytes.clone();
+                    twice.extend_from_slice(&ascii[..at.min(9)]);
+                    twice.extend_from_slice(q);
+                    assert_eq!(is_utf8(&twice), std::str::from_utf8(&twice).is_ok(), "{:?}", twice);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_blank_line_is_one_that_trims_to_nothing() {
+    for line in ["", " ", "\t\r\n", "\u{b}", "\u{a0}", "\u{3000} ", "{}", " {}", "a", "\u{a0}x", "\u{1}", "é", "\u{85}"] {
+        assert_eq!(is_blank(line), line.trim().is_empty(), "{:?}", line);
+    }
+}
+
+#[test]
+fn words_are_found_as_contains_finds_each() {
+    let patterns = ["ab", "b", "abc", "\"code\":401", "é", "cancel", "a b", "aaa"];
+    const WORDS: Words<8> = Words::new(["ab", "b", "abc", "\"code\":401", "é", "cancel", "a b", "aaa"]);
+    let pieces = ["", "a", "b", "c", "ab", "abc", " ", "é", "\"code\":40", "1", "cance", "l", "aa", "x"];
+    // Every sequence of up to four pieces.
+    let mut hays = vec![String::new()];
+    for _ in 0..4 {
+        let longer: Vec<String> = hays.iter().flat_map(|h| pieces.iter().map(move |p| format!("{}{}", h, p))).collect();
+        hays.extend(longer);
+    }
+    let mut seen = 0;
+    for hay in &hays {
+        let found = WORDS.found_in(hay);
+        for (k, p) in patterns.iter().enumerate() {
+            assert_eq!(found & (1 << k) != 0, hay.contains(p), "{:?} in {:?}", p, hay);
+        }
+        seen |= found;
+        assert_eq!(WORDS.found_among(hay, 0b1010_0101), found & 0b1010_0101, "{:?}", hay);
+    }
+    assert_eq!(seen, (1 << patterns.len()) - 1);
+}
+
+#[test]
+fn a_borrowed_string_is_owned_with_every_byte_of_every_length() {
+    let text: String = "abcdefghijklmnopqrstuvwxyz0123456789é€😀ABCDEFGHIJKLMNOPQRSTUVWXYZ!?".repeat(2);
+    for from in 0..8 {
+        for to in from..text.len() {
+            if let Some(s) = text.get(from..to) {
+                let owned = crate::lenient::Field::Str(s).into_string().unwrap();
+                assert_eq!(owned, s);
+                assert_eq!(owned.len(), s.len());
+            }
+        }
+    }
+}
+
+#[test]
 fn cutting_counts_characters_not_bytes() {
     assert_eq!(cut_chars("ééé", 2), "éé");
     assert_eq!(cut_chars("ab", 5), "ab");

@@ -20,7 +20,7 @@ unsafe fn lift_string(ptr: *const u8, len: usize) -> String {
         return String::new();
     }
     let bytes = core::slice::from_raw_parts(ptr, len);
-    if core::str::from_utf8(bytes).is_ok() {
+    if crate::util::is_utf8(bytes) {
         return String::from_raw_parts(ptr as *mut u8, len, len);
     }
     let lossy = String::from_utf8_lossy(bytes).into_owned();

@@ -17,7 +17,7 @@
 //! ([`object_line_into`] does both), so every line reads as before; the fast path only has to never
 //! accept what `serde_json` refuses and to read what it accepts into the same values.
 
-use crate::lenient::{read_members, ReadInPlace};
+use crate::lenient::{Field, ReadInPlace};
 use serde::de::{self, Visitor};
 use std::fmt;
 
@@ -93,17 +93,106 @@ pub(crate) struct Reader<'de> {
 }
 
 impl<'de> Reader<'de> {
+    /// The line's object, member by member: a member `T` reads as a plain [`Field`]
+    /// ([`ReadInPlace::field`]) is read straight into it, any other member `T` names through
+    /// [`ReadInPlace::read_member`], the rest skipped. The same bytes are accepted and the same
+    /// values read as through serde's `MapAccess` ([`crate::lenient::read_members`] over [`Map`]): the visitor
+    /// calls, `Result`s and moves of that way cost as much as the reading on a short line.
     fn object_line<T: ReadInPlace<'de>>(&mut self, target: &mut T) -> Result<(), Bail> {
         if self.peek_ws() != Some(b'{') {
             return Err(Bail);
         }
         self.pos += 1;
-        read_members(target, &mut Map { r: self, first: true })?;
+        let mut seen: u64 = 0;
+        if self.peek_ws() != Some(b'}') {
+            loop {
+                if self.peek_ws() != Some(b'"') {
+                    return Err(Bail);
+                }
+                self.pos += 1;
+                let index = match self.string()? {
+                    Some(name) => T::member_index(name),
+                    None => T::member_index(std::str::from_utf8(&self.scratch).map_err(|_| Bail)?),
+                };
+                match index {
+                    Some(index) => {
+                        let bit = 1u64 << index;
+                        // A member named twice: serde_json refuses the line as well.
+                        if seen & bit != 0 {
+                            return Err(Bail);
+                        }
+                        seen |= bit;
+                        match target.field(index) {
+                            Some(field) => {
+                                self.colon()?;
+                                *field = self.field()?;
+                            }
+                            None => target.read_member(index, &mut Map { r: self, first: false })?,
+                        }
+                    }
+                    None => {
+                        self.colon()?;
+                        self.skip_value()?;
+                    }
+                }
+                match self.peek_ws() {
+                    Some(b',') => self.pos += 1,
+                    _ => break,
+                }
+            }
+        }
         self.end(b'}')?;
         match self.peek_ws() {
             None => Ok(()),
             Some(_) => Err(Bail),
         }
+    }
+
+    /// The `:` after a member's name.
+    #[inline]
+    fn colon(&mut self) -> Result<(), Bail> {
+        if self.peek_ws() != Some(b':') {
+            return Err(Bail);
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// A value read as a [`Field`], as `Field::deserialize` through this reader reads it (its
+    /// visitor's calls made directly): a string borrowed or unescaped, an integer, `true`,
+    /// `false`, `null`, or an object or array skipped (`Other`).
+    #[inline(always)]
+    fn field(&mut self) -> Result<Field<'de>, Bail> {
+        Ok(match self.peek_ws().ok_or(Bail)? {
+            b'"' => {
+                self.pos += 1;
+                match self.string()? {
+                    Some(s) => Field::Str(s),
+                    None => Field::Owned(std::str::from_utf8(&self.scratch).map_err(|_| Bail)?.into()),
+                }
+            }
+            b'-' | b'0'..=b'9' => match self.integer()? {
+                (false, n) => Field::U64(n),
+                (true, n) => Field::I64(-(n as i64)),
+            },
+            b'n' => {
+                self.literal(b"null")?;
+                Field::Null
+            }
+            b't' => {
+                self.literal(b"true")?;
+                Field::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Field::Bool(false)
+            }
+            b'[' | b'{' => {
+                self.skip_value()?;
+                Field::Other
+            }
+            _ => return Err(Bail),
+        })
     }
 
     #[inline]
@@ -124,6 +213,7 @@ impl<'de> Reader<'de> {
         None
     }
 
+    #[inline]
     fn digits(&mut self) -> usize {
         let b = self.bytes();
         let start = self.pos;
@@ -182,6 +272,7 @@ impl<'de> Reader<'de> {
     }
 
     /// The closing `]` or `}` of the innermost array or object, after its last member.
+    #[inline]
     fn end(&mut self, close: u8) -> Result<(), Bail> {
         if self.peek_ws() != Some(close) {
             return Err(Bail);
@@ -244,6 +335,17 @@ impl<'de> Reader<'de> {
     /// An integer the driver reads, as serde_json gives it: `visit_u64` for one that is not
     /// negative, `visit_i64` for a negative one; anything else is left to serde_json.
     fn number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Bail> {
+        match self.integer()? {
+            (false, n) => visitor.visit_u64(n),
+            (true, n) => visitor.visit_i64(-(n as i64)),
+        }
+    }
+
+    /// The integer at `pos`, consumed, as (negative, magnitude): one of at most 18 digits without
+    /// a fraction or exponent, and not `-0` (serde_json reads that as a float); anything else
+    /// gives up.
+    #[inline(always)]
+    fn integer(&mut self) -> Result<(bool, u64), Bail> {
         let b = self.bytes();
         let negative = b[self.pos] == b'-';
         if negative {
@@ -261,13 +363,9 @@ impl<'de> Reader<'de> {
         for &d in &b[start..self.pos] {
             value = value * 10 + (d - b'0') as u64;
         }
-        if !negative {
-            visitor.visit_u64(value)
-        } else if value == 0 {
-            // serde_json reads `-0` as a float.
-            Err(Bail)
-        } else {
-            visitor.visit_i64(-(value as i64))
+        if negative && value == 0 {
+            return Err(Bail);
         }
+        Ok((negative, value))
     }
 }

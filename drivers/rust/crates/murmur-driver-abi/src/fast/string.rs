@@ -17,6 +17,20 @@ fn special_mask(x: u64) -> u64 {
         & HIGH
 }
 
+/// One unaligned 8-byte load (`i64.load` on wasm32): eight indexings were left as eight byte
+/// loads and shifts. `i + 8 <= b.len()`.
+#[inline(always)]
+fn word_at(b: &[u8], i: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(word)
+}
+
+#[inline(always)]
+fn is_special(c: u8) -> bool {
+    c == b'"' || c == b'\\' || c < 0x20
+}
+
 fn hex(b: u8) -> Option<u32> {
     match b {
         b'0'..=b'9' => Some((b - b'0') as u32),
@@ -28,30 +42,32 @@ fn hex(b: u8) -> Option<u32> {
 
 impl<'de> Reader<'de> {
     /// The index of the first `"`, `\` or control byte at or after `i`, or the end: eight bytes
-    /// a step, the last few through a copy padded with quotes.
+    /// a step. The last few bytes are the text's last word shifted down, so no copy is made (a
+    /// copy into a padded word was a `memory.copy` call, paid at the end of most lines): the zero
+    /// bytes shifted in read as control bytes at or past the end.
     #[inline(always)]
     pub(super) fn scan(&self, mut i: usize) -> usize {
         let b = self.bytes();
-        loop {
-            let word = if i + 8 <= b.len() {
-                // One unaligned 8-byte load (`i64.load` on wasm32): eight indexings were left as
-                // eight byte loads and shifts.
-                let mut word = [0u8; 8];
-                word.copy_from_slice(&b[i..i + 8]);
-                u64::from_le_bytes(word)
-            } else if i < b.len() {
-                let mut padded = [b'"'; 8];
-                padded[..b.len() - i].copy_from_slice(&b[i..]);
-                u64::from_le_bytes(padded)
-            } else {
-                return b.len();
-            };
-            let mask = special_mask(word);
+        let len = b.len();
+        while i + 8 <= len {
+            let mask = special_mask(word_at(b, i));
             if mask != 0 {
-                return (i + (mask.trailing_zeros() / 8) as usize).min(b.len());
+                return i + (mask.trailing_zeros() / 8) as usize;
             }
             i += 8;
         }
+        if i >= len {
+            return len;
+        }
+        if len >= 8 {
+            // 1 to 7 bytes are left: the last word, its first `i - (len - 8)` bytes shifted out.
+            let mask = special_mask(word_at(b, len - 8) >> (8 * (i + 8 - len)));
+            return (i + (mask.trailing_zeros() / 8) as usize).min(len);
+        }
+        while i < len && !is_special(b[i]) {
+            i += 1;
+        }
+        i
     }
 
     /// Four hex digits at `pos`, consumed.
@@ -69,16 +85,28 @@ impl<'de> Reader<'de> {
     }
 
     /// A string after its opening quote, consumed with its closing one: `Some` borrowed from the
-    /// line when it held no escapes, else `None` and the unescaped text in `scratch`.
+    /// line when it held no escapes, else `None` and the unescaped text in `scratch`. The common
+    /// case (no escape) is small enough to inline where a string is read; escapes are read out of
+    /// line.
+    #[inline(always)]
     pub(super) fn string(&mut self) -> Result<Option<&'de str>, Bail> {
         let b = self.bytes();
         let start = self.pos;
-        let mut i = self.scan(start);
+        let i = self.scan(start);
         if i < b.len() && b[i] == b'"' {
             self.pos = i + 1;
-            // Both ends are ASCII, so char boundaries.
-            return self.src.get(start..i).map(Some).ok_or(Bail);
+            debug_assert!(start > 0 && b[start - 1] == b'"');
+            // SAFETY: `start` follows the opening quote and `i` is at the closing one; both are
+            // ASCII bytes of the `str`, so both are char boundaries.
+            return Ok(Some(unsafe { self.src.get_unchecked(start..i) }));
         }
+        self.escaped_string(start, i)
+    }
+
+    /// The rest of [`Reader::string`]: the string from `start` holds an escape (or is broken) at `i`.
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize, mut i: usize) -> Result<Option<&'de str>, Bail> {
+        let b = self.bytes();
         self.scratch.clear();
         let mut run = start;
         loop {
