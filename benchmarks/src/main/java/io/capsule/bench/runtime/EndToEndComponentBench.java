@@ -39,8 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>100 warm-up shots, 10 measured: a run's code is still being compiled after 20 runs (the JIT
  * took 34 ms of a 130 ms run's CPU then, ~10 ms after 100; {@link EndToEndCpu} prints the split),
- * so the 3 warm-up shots this bench once had measured a JVM still warming up, and 30 still too
- * few (2026-12-03, quiet machine, same window: 0.178 of {@code cat} after 30, 0.302 after 100).
+ * so the 3 warm-up shots this bench once had measured a JVM still warming up, and 30 still too few
+ * (2026-12-03, quiet machine, same window: 0.178 of {@code cat} after 30, 0.302 after 100).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
