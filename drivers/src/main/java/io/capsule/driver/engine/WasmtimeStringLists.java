@@ -208,7 +208,12 @@ final class WasmtimeStringLists {
       return false;
     }
     // asked twice a parse: the answer by export, not its signature compared each time
-    return fusable.computeIfAbsent(export, this::hasFusableType);
+    Boolean known = fusable.get(export);
+    if (known == null) {
+      known = hasFusableType(export);
+      fusable.put(export, known);
+    }
+    return known;
   }
 
   private boolean hasFusableType(String export) {
