@@ -16,9 +16,8 @@ import io.capsule.driver.api.ProcessDriver;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,17 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BuiltinDriverExitAndLoginTest {
 
-  private BuiltinDrivers drivers;
-
-  @BeforeAll
-  void loadDrivers() {
-    drivers = new BuiltinDrivers();
-  }
-
-  @AfterAll
-  void closeDrivers() {
-    drivers.close();
-  }
+  /** The built-ins, loaded once per engine for this class and closed after it. */
+  @RegisterExtension static final BuiltinDrivers drivers = new BuiltinDrivers();
 
   private static ExitStatus exited(int code, String stderr) {
     return new ExitStatus(Optional.of(code), Optional.empty(), stderr, false, false);

@@ -20,9 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -38,17 +37,8 @@ class BuiltinDriverLaunchTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final String SESSION = "00000000-0000-4000-8000-000000000000";
 
-  private BuiltinDrivers drivers;
-
-  @BeforeAll
-  void loadDrivers() {
-    drivers = new BuiltinDrivers();
-  }
-
-  @AfterAll
-  void closeDrivers() {
-    drivers.close();
-  }
+  /** The built-ins, loaded once per engine for this class and closed after it. */
+  @RegisterExtension static final BuiltinDrivers drivers = new BuiltinDrivers();
 
   Stream<String> engines() {
     return BuiltinDrivers.engines().stream();

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.capsule.driver.api.Event;
 import io.capsule.driver.api.ProcessDriver;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -23,17 +22,8 @@ class BuiltinDriverMemoryTest {
   private static final int LINE_BYTES = 256 * 1024;
   private static final int CALLS = 96; // 96 × 2 lines × 256 KiB = 48 MiB, over the 32 MiB memory
 
-  private BuiltinDrivers drivers;
-
-  @BeforeAll
-  void loadDrivers() {
-    drivers = new BuiltinDrivers();
-  }
-
-  @AfterAll
-  void closeDrivers() {
-    drivers.close();
-  }
+  /** The built-ins, loaded once per engine for this class and closed after it. */
+  @RegisterExtension static final BuiltinDrivers drivers = new BuiltinDrivers();
 
   List<String> engines() {
     return BuiltinDrivers.engines();

@@ -9,14 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * The committed built-in components, loaded the way the runtime loads them ({@code builtin:NAME}
- * from the classpath), once per engine and driver for a test class. Not thread-safe: one test
- * class, one thread.
+ * from the classpath), once per engine and driver for a test class, which registers it as a static
+ * extension ({@code @RegisterExtension static final BuiltinDrivers drivers}) and so has them closed
+ * after its last test. Not thread-safe: one test class, one thread.
  */
-final class BuiltinDrivers implements AutoCloseable {
+final class BuiltinDrivers implements AutoCloseable, AfterAllCallback {
 
   static final List<String> NAMES = List.of("claude-code", "codex", "gemini", "jsonl");
 
@@ -51,6 +54,11 @@ final class BuiltinDrivers implements AutoCloseable {
   /** A fresh instance, as each run gets its own; the caller closes it. */
   ProcessDriver instance(String engine, String driver) {
     return load(engine, driver).newInstance();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    close();
   }
 
   @Override

@@ -16,9 +16,8 @@ import io.capsule.driver.wasm.WasmProcessDriver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,17 +34,8 @@ class EventLifterDifferentialTest {
 
   private static final String PARSE = ContractTypes.coreExport(ContractTypes.PARSE);
 
-  private BuiltinDrivers drivers;
-
-  @BeforeAll
-  void loadDrivers() {
-    drivers = new BuiltinDrivers();
-  }
-
-  @AfterAll
-  void closeDrivers() {
-    drivers.close();
-  }
+  /** The built-ins, loaded once per engine for this class and closed after it. */
+  @RegisterExtension static final BuiltinDrivers drivers = new BuiltinDrivers();
 
   Stream<Arguments> runs() {
     return BuiltinDrivers.transcriptRuns(List.of(1, 7, 256));

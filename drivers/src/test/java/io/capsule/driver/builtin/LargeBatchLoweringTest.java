@@ -15,9 +15,8 @@ import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,17 +32,8 @@ class LargeBatchLoweringTest {
 
   private static final int LARGE = 64 << 10;
 
-  private BuiltinDrivers drivers;
-
-  @BeforeAll
-  void loadDrivers() {
-    drivers = new BuiltinDrivers();
-  }
-
-  @AfterAll
-  void closeDrivers() {
-    drivers.close();
-  }
+  /** The built-ins, loaded once per engine for this class and closed after it. */
+  @RegisterExtension static final BuiltinDrivers drivers = new BuiltinDrivers();
 
   Stream<Arguments> runs() {
     return BuiltinDrivers.engines().stream()
