@@ -124,6 +124,7 @@ fn words_are_found_in_any_case_as_in_a_lowercased_copy() {
         let lower = hay.to_ascii_lowercase();
         let found = WORDS.found_in_any_case(hay);
         assert_eq!(found, WORDS.found_in(&lower), "{:?}", hay);
+        assert_eq!(WORDS.found_among_any_case(hay, 0b10_0101), found & 0b10_0101, "{:?}", hay);
         seen |= found;
         differs |= found != WORDS.found_in(hay);
     }

@@ -111,6 +111,11 @@ impl<const N: usize> Words<N> {
         self.scan::<true>(hay.as_bytes(), u32::MAX)
     }
 
+    /// [`Words::found_in_any_case`] for the words whose bits are set in `among` only.
+    pub fn found_among_any_case(&self, hay: &str, among: u32) -> u32 {
+        self.scan::<true>(hay.as_bytes(), among)
+    }
+
     /// The one pass of [`Words::found_among`]; with `FOLD` each byte of `hay` is read lowercased.
     fn scan<const FOLD: bool>(&self, hay: &[u8], among: u32) -> u32 {
         let mut found = 0;
