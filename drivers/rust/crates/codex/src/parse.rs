@@ -457,15 +457,15 @@ pub fn reconnecting(message: &str) -> Option<RetryInfo> {
 /// failed: "unexpected status 401 Unauthorized: …" (a refused request, retried as
 /// "Reconnecting…"), "exceeded retry limit, last status: 429 Too Many Requests" (Codex 0.169.0
 /// after its request retries). The status number decides; words cover a message without one.
+/// Read in any case in place, not in a lowercased copy (a `String` per failure line).
 pub fn failure_kind(message: &str) -> FailureKind {
-    let lower = message.to_ascii_lowercase();
-    match http_status(&lower) {
+    match http_status(message) {
         Some(401) | Some(403) => return FailureKind::Auth,
         Some(429) => return FailureKind::Quota,
         _ => {}
     }
     // Every word looked for at once (`Words`), not a `contains` per word.
-    let found = FAILURE_WORDS.found_in(&lower);
+    let found = FAILURE_WORDS.found_in_any_case(message);
     if found & AUTH_WORDS != 0 {
         FailureKind::Auth
     } else if found & QUOTA_WORDS != 0 {
@@ -494,15 +494,15 @@ const QUOTA_WORDS: u32 = 0b1111 << 2;
 const CANCELED_WORDS: u32 = 0b111 << 6;
 
 /// The three digits after the first "status" (optionally followed by `:`), e.g. 429 in
-/// "last status: 429 Too Many Requests".
-pub fn http_status(lower: &str) -> Option<u16> {
-    let b = lower.as_bytes();
+/// "last status: 429 Too Many Requests". The word is read in any case ("Status: 429").
+pub fn http_status(message: &str) -> Option<u16> {
+    let b = message.as_bytes();
     let word = b"status";
     let mut at = 0;
     // Each "status" in turn, by its first byte (not `str::find`'s two-way searcher).
-    while let Some(i) = b[at..].iter().position(|&c| c == b's').map(|i| at + i) {
+    while let Some(i) = b[at..].iter().position(|&c| c | 0x20 == b's').map(|i| at + i) {
         at = i + 1;
-        if !b[i..].starts_with(word) {
+        if b.len() - i < word.len() || !b[i..i + word.len()].eq_ignore_ascii_case(word) {
             continue;
         }
         let mut rest = i + word.len();

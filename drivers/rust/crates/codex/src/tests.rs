@@ -203,6 +203,9 @@ fn http_statuses_are_read_after_the_word_status() {
     assert_eq!(http_status("unexpected status 401 unauthorized"), Some(401));
     assert_eq!(http_status("status of the stream: unknown"), None);
     assert_eq!(http_status("no number here"), None);
+    assert_eq!(http_status("Unexpected Status 403 Forbidden"), Some(403));
+    assert_eq!(http_status("LAST STATUS: 429"), Some(429));
+    assert_eq!(http_status("statu"), None);
 }
 
 /// The classification as it was written first (a `contains` per word, `find` for the status):
@@ -245,7 +248,8 @@ fn failure_kinds_are_those_a_contains_per_word_gives() {
     let words = [
         "status", "Status:", "status::  ", "statu", "sstatus", "401", "403", "429", "500", "4290", "42", "Unauthorized",
         "FORBIDDEN", "too many requests", "too  many requests", "usage limit", "rate limit", "quota", "interrupted",
-        "Cancelled", "canceled", "cancel", "é", " ", "",
+        "Cancelled", "canceled", "cancel", "é", " ", "", "STATUS", "sTaTuS:", "Too Many Requests", "USAGE LIMIT",
+        "Rate Limit", "QUOTA", "Interrupted", "CANCELED",
     ];
     let mut kinds = std::collections::BTreeSet::new();
     for a in words {

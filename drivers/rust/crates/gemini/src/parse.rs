@@ -334,19 +334,19 @@ pub fn usage_of(stats: &Stats) -> Usage {
 /// The API error is embedded in the message text (`{"error":{"code":401,…,"status":"UNAUTHENTICATED"}}`).
 /// A word counts when the type or the message, lower-cased, holds it, or the message does with
 /// its whitespace taken out; the first group with a word decides.
+/// The type and the message are read in any case in place (`Words::found_in_any_case`), not in
+/// lowercased copies: of the three `String`s made per failure line, only the compact one is left.
 pub fn failure_kind(error_type: &str, message: &str) -> FailureKind {
-    let t = error_type.to_ascii_lowercase();
-    let m = message.to_ascii_lowercase();
-    let mut compact = String::with_capacity(m.len());
-    for piece in m.split(char::is_whitespace) {
+    let mut compact = String::with_capacity(message.len());
+    for piece in message.split(char::is_whitespace) {
         compact.push_str(piece);
     }
     // Every word looked for at once (`Words`), not a `contains` per word and text. A word without
     // whitespace that the message holds, its compact form holds too, and one with a space only
     // the message can hold: so the message is searched for the spaced words alone.
-    let found = FAILURE_WORDS.found_in(&t)
-        | FAILURE_WORDS.found_among(&m, SPACED_WORDS)
-        | FAILURE_WORDS.found_among(&compact, !SPACED_WORDS);
+    let found = FAILURE_WORDS.found_in_any_case(error_type)
+        | FAILURE_WORDS.found_among_any_case(message, SPACED_WORDS)
+        | FAILURE_WORDS.found_among_any_case(&compact, !SPACED_WORDS);
     let kinds = [
         (AUTH_WORDS, FailureKind::Auth),
         (QUOTA_WORDS, FailureKind::Quota),

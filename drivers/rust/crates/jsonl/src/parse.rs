@@ -304,13 +304,23 @@ pub fn usage_split(v: &UsageSplit) -> Usage {
     }
 }
 
+/// The `error` line's `kind`, with `-` read as `_`: compared in place, by length first (`-` and `_`
+/// are one byte each, so the length is that of the spelling with `_`), where building the spelling
+/// with `_` made a `String` on every error line.
 pub fn failure_kind(kind: &str) -> FailureKind {
-    match kind.replace('-', "_").as_str() {
-        "auth" => FailureKind::Auth,
-        "quota" => FailureKind::Quota,
-        "max_turns" => FailureKind::MaxTurns,
-        "canceled" | "cancelled" => FailureKind::Canceled,
-        "harness_error" => FailureKind::HarnessError,
+    match kind.len() {
+        4 if kind_is(kind, "auth") => FailureKind::Auth,
+        5 if kind_is(kind, "quota") => FailureKind::Quota,
+        8 if kind_is(kind, "canceled") => FailureKind::Canceled,
+        9 if kind_is(kind, "max_turns") => FailureKind::MaxTurns,
+        9 if kind_is(kind, "cancelled") => FailureKind::Canceled,
+        13 if kind_is(kind, "harness_error") => FailureKind::HarnessError,
         _ => FailureKind::Other,
     }
+}
+
+/// Whether `kind` is `expected` once each `-` in it is read as `_` (`expected` has no `-`).
+fn kind_is(kind: &str, expected: &str) -> bool {
+    let (a, b) = (kind.as_bytes(), expected.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| x == y || (x == b'-' && y == b'_'))
 }

@@ -139,3 +139,46 @@ fn describe_has_no_login_command_and_no_required_env() {
 fn damaged_and_truncated_lines_never_panic() {
     assert_survives_damaged_lines::<JsonlDriver>("jsonl", &["happy", "tools", "error"]);
 }
+
+/// `failure_kind` as it was written first (a `String` with `-` replaced by `_`, then matched): the
+/// oracle for the comparison in place.
+fn failure_kind_by_replace(kind: &str) -> FailureKind {
+    match kind.replace('-', "_").as_str() {
+        "auth" => FailureKind::Auth,
+        "quota" => FailureKind::Quota,
+        "max_turns" => FailureKind::MaxTurns,
+        "canceled" | "cancelled" => FailureKind::Canceled,
+        "harness_error" => FailureKind::HarnessError,
+        _ => FailureKind::Other,
+    }
+}
+
+#[test]
+fn error_kinds_read_in_place_as_the_replacing_reading_did() {
+    let words = ["auth", "quota", "max_turns", "canceled", "cancelled", "harness_error", "other", ""];
+    let mut kinds: Vec<String> = Vec::new();
+    for word in words {
+        kinds.push(word.to_owned());
+        kinds.push(word.replace('_', "-"));
+        kinds.push(word.to_ascii_uppercase());
+        kinds.push(format!("{word}-"));
+        kinds.push(format!("_{word}"));
+        if !word.is_empty() {
+            kinds.push(word[..word.len() - 1].to_owned());
+        }
+        // Each byte in turn made `-`, `_`, `x` or a two-byte character.
+        for i in 0..word.len() {
+            for with in ["-", "_", "x", "é"] {
+                kinds.push(format!("{}{}{}", &word[..i], with, &word[i + 1..]));
+            }
+        }
+    }
+    let mut kinds_seen = std::collections::HashSet::new();
+    for kind in &kinds {
+        let expected = failure_kind_by_replace(kind);
+        kinds_seen.insert(format!("{expected:?}"));
+        assert_eq!(failure_kind(kind), expected, "{:?}", kind);
+    }
+    // Every kind came out at least once: the comparison is not vacuous.
+    assert_eq!(kinds_seen.len(), 6, "{:?}", kinds_seen);
+}

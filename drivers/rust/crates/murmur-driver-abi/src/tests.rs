@@ -111,6 +111,29 @@ fn words_are_found_as_contains_finds_each() {
 }
 
 #[test]
+fn words_are_found_in_any_case_as_in_a_lowercased_copy() {
+    const WORDS: Words<6> = Words::new(["ab", "b", "abc", "status:", "é", "cancel"]);
+    let pieces = ["", "a", "A", "b", "B", "c", "C", "é", "É", "status", "STATUS", "Status", ":", "cancel", "CANCEL", "x"];
+    let mut hays = vec![String::new()];
+    for _ in 0..3 {
+        let longer: Vec<String> = hays.iter().flat_map(|h| pieces.iter().map(move |p| format!("{}{}", h, p))).collect();
+        hays.extend(longer);
+    }
+    let (mut seen, mut differs) = (0, false);
+    for hay in &hays {
+        let lower = hay.to_ascii_lowercase();
+        let found = WORDS.found_in_any_case(hay);
+        assert_eq!(found, WORDS.found_in(&lower), "{:?}", hay);
+        assert_eq!(WORDS.found_among_any_case(hay, 0b10_0101), found & 0b10_0101, "{:?}", hay);
+        seen |= found;
+        differs |= found != WORDS.found_in(hay);
+    }
+    // Every word found, and some only by reading in any case.
+    assert_eq!(seen, (1 << 6) - 1);
+    assert!(differs);
+}
+
+#[test]
 fn a_borrowed_string_is_owned_with_every_byte_of_every_length() {
     let text: String = "abcdefghijklmnopqrstuvwxyz0123456789é€😀ABCDEFGHIJKLMNOPQRSTUVWXYZ!?".repeat(2);
     for from in 0..8 {

@@ -101,14 +101,30 @@ impl<const N: usize> Words<N> {
 
     /// [`Words::found_in`] for the words whose bits are set in `among` only.
     pub fn found_among(&self, hay: &str, among: u32) -> u32 {
-        let hay = hay.as_bytes();
+        self.scan::<false>(hay.as_bytes(), among)
+    }
+
+    /// [`Words::found_in`] of `hay.to_ascii_lowercase()`, read in place (the words must be in
+    /// lower case): a driver that matched a lowercased copy of a message made a `String` per
+    /// failure line for it.
+    pub fn found_in_any_case(&self, hay: &str) -> u32 {
+        self.scan::<true>(hay.as_bytes(), u32::MAX)
+    }
+
+    /// [`Words::found_in_any_case`] for the words whose bits are set in `among` only.
+    pub fn found_among_any_case(&self, hay: &str, among: u32) -> u32 {
+        self.scan::<true>(hay.as_bytes(), among)
+    }
+
+    /// The one pass of [`Words::found_among`]; with `FOLD` each byte of `hay` is read lowercased.
+    fn scan<const FOLD: bool>(&self, hay: &[u8], among: u32) -> u32 {
         let mut found = 0;
         for i in 0..hay.len() {
-            let mut candidates = self.starting[hay[i] as usize] & among & !found;
+            let mut candidates = self.starting[fold::<FOLD>(hay[i]) as usize] & among & !found;
             while candidates != 0 {
                 let k = candidates.trailing_zeros();
                 candidates &= candidates - 1;
-                if has_at(hay, i, self.words[k as usize].as_bytes()) {
+                if has_at::<FOLD>(hay, i, self.words[k as usize].as_bytes()) {
                     found |= 1 << k;
                 }
             }
@@ -117,16 +133,27 @@ impl<const N: usize> Words<N> {
     }
 }
 
-/// Whether `word` is in `hay` at `i`, compared byte by byte (a slice `==` calls `memcmp`, a call
-/// per candidate on wasm32; most candidates differ at their second byte).
+/// `b` lowercased (ASCII) when `FOLD`, else `b`.
 #[inline(always)]
-fn has_at(hay: &[u8], i: usize, word: &[u8]) -> bool {
+fn fold<const FOLD: bool>(b: u8) -> u8 {
+    if FOLD {
+        b.to_ascii_lowercase()
+    } else {
+        b
+    }
+}
+
+/// Whether `word` is in `hay` at `i` (each byte of `hay` lowercased when `FOLD`), compared byte
+/// by byte (a slice `==` calls `memcmp`, a call per candidate on wasm32; most candidates differ at
+/// their second byte).
+#[inline(always)]
+fn has_at<const FOLD: bool>(hay: &[u8], i: usize, word: &[u8]) -> bool {
     if hay.len() - i < word.len() {
         return false;
     }
     let mut j = 1;
     while j < word.len() {
-        if hay[i + j] != word[j] {
+        if fold::<FOLD>(hay[i + j]) != word[j] {
             return false;
         }
         j += 1;
