@@ -332,7 +332,8 @@ final class HubApi {
    * it ended here (queued, or taken back from a dead runner), 202 when its runner was sent the
    * cancel, or when it runs nowhere now and will end canceled once taken back; 409 ({@code
    * E-API-005}) when it had already finished; 404 when unknown; 503 ({@code E-HUB-004}) when the
-   * store did not keep the cancel (send it again).
+   * store did not keep the cancel: carried out in this hub, it is owed to the store, and the cancel
+   * sent again writes it and is answered as that cancel ({@link QueueRecord#payOwed}).
    */
   private Route cancel(String id) {
     return onComplete(
@@ -346,7 +347,9 @@ final class HubApi {
                     "the hub's store did not keep the cancel of task "
                         + id
                         + ": "
-                        + done.failed().get().getMessage()));
+                        + done.failed().get().getMessage()
+                        + "; it is canceled in this hub, but a restarted one would not know:"
+                        + " send the cancel again"));
           }
           CancelOutcome outcome = done.get();
           ObjectNode n = JSON.createObjectNode().put("id", id);

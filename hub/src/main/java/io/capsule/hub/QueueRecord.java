@@ -4,6 +4,7 @@ import io.capsule.hub.queue.QueueEvent;
 import io.capsule.hub.queue.QueueStore;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,6 +37,17 @@ final class QueueRecord {
   private final TaskBook book;
   private final String projectId;
   private final Set<String> stored = new HashSet<>(); // ids with a QUEUED event in the store
+  private final Map<String, Owed> owed = new HashMap<>(); // cancels the store refused, by id
+
+  /** A cancel's write the store refused. */
+  private enum Owed {
+    /** The queued task's {@code CANCELED}. */
+    CANCELED,
+    /** A taken-back task's {@code CANCELED}, then its {@code CANCEL_REQUESTED}. */
+    BOTH,
+    /** The {@code CANCEL_REQUESTED} of a task no runner could hear the cancel of. */
+    REQUESTED
+  }
 
   QueueRecord(QueueStore store, TaskBook book, String projectId) {
     this.store = store;
@@ -91,7 +103,8 @@ final class QueueRecord {
    * A task queued to be placed again after a take-back ({@code takenBack}) is queued again by every
    * restart (the brain's journal replays the take-back), so its cancel is stored as {@code
    * CANCEL_REQUESTED}: a {@code CANCELED} alone is only the end of a stored wait, and the queue's
-   * state drops it for a task that never had one.
+   * state drops it for a task that never had one. A write the store refuses is owed ({@link
+   * #payOwed}).
    */
   CompletionStage<Done> canceled(String taskId, boolean takenBack) {
     boolean wasStored;
@@ -100,7 +113,10 @@ final class QueueRecord {
     }
     CompletionStage<Done> left =
         wasStored
-            ? store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId))
+            ? owedIfRefused(
+                taskId,
+                takenBack ? Owed.BOTH : Owed.CANCELED,
+                store.append(QueueEvent.left(QueueEvent.Kind.CANCELED, taskId)))
             : CompletableFuture.completedFuture(Done.getInstance());
     return takenBack ? left.thenCompose(done -> cancelRequested(taskId)) : left;
   }
@@ -108,10 +124,51 @@ final class QueueRecord {
   /**
    * A cancel was asked for {@code taskId} where no runner could hear it, the brain having taken the
    * task back; completes once kept, so a restart ends the task canceled instead of placing it
-   * again.
+   * again. A write the store refuses is owed ({@link #payOwed}).
    */
   CompletionStage<Done> cancelRequested(String taskId) {
-    return store.append(QueueEvent.left(QueueEvent.Kind.CANCEL_REQUESTED, taskId));
+    return owedIfRefused(
+        taskId,
+        Owed.REQUESTED,
+        store.append(QueueEvent.left(QueueEvent.Kind.CANCEL_REQUESTED, taskId)));
+  }
+
+  /**
+   * Writes again what a refused cancel of {@code taskId} left unwritten, if anything: empty when
+   * nothing is owed. The cancel was carried out in this hub (the task will not be placed here), but
+   * the API answered 503, and a restart reading the store would place the task again; the client's
+   * cancel sent again, the answer's advice, comes here.
+   */
+  Optional<CompletionStage<Done>> payOwed(String taskId) {
+    Owed was;
+    synchronized (this) {
+      was = owed.remove(taskId);
+    }
+    if (was == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        switch (was) {
+          case CANCELED -> canceled(taskId, false);
+          case BOTH -> canceled(taskId, true);
+          case REQUESTED -> cancelRequested(taskId);
+        });
+  }
+
+  /** Notes what is owed for {@code taskId} if {@code write} fails; the failure goes on. */
+  private CompletionStage<Done> owedIfRefused(
+      String taskId, Owed what, CompletionStage<Done> write) {
+    return write.whenComplete(
+        (done, refused) -> {
+          if (refused != null) {
+            synchronized (this) {
+              if (what != Owed.REQUESTED) {
+                stored.add(taskId); // its QUEUED is still open in the store
+              }
+              owed.put(taskId, what);
+            }
+          }
+        });
   }
 
   /**
@@ -179,7 +236,13 @@ final class QueueRecord {
     }
     return store
         .append(QueueEvent.left(QueueEvent.Kind.FORGOTTEN, taskId))
-        .thenApply(done -> book.forget(taskId))
+        .thenApply(
+            done -> {
+              synchronized (this) {
+                owed.remove(taskId); // forgotten for good: no cancel to keep any more
+              }
+              return book.forget(taskId);
+            })
         .thenApply(
             forgot -> {
               if (forgot == TaskBook.Forget.FORGOTTEN) {

@@ -302,6 +302,12 @@ final class TaskQueue {
       if (known.isEmpty()) {
         return CompletableFuture.completedFuture(CancelOutcome.UNKNOWN);
       }
+      Optional<CompletionStage<Done>> owed = record.payOwed(taskId);
+      if (owed.isPresent()) {
+        // Canceled here before, but the store refused it: kept now, answered as that cancel.
+        TaskBook.Task canceled = known.get();
+        return owed.get().thenCompose(kept -> CancelOutcome.afterBrain(Optional.empty(), canceled));
+      }
       Optional<CompletionStage<Done>> kept = cancelQueued(taskId);
       if (kept.isPresent()) {
         return kept.get().thenApply(done -> CancelOutcome.ENDED);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.Done;
@@ -40,6 +41,7 @@ class StoreRefusalTest {
   private final String token =
       RawRunners.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
   private final AtomicBoolean refuse = new AtomicBoolean();
+  private final List<QueueEvent> kept = new CopyOnWriteArrayList<>();
   private HubServer brain;
   private String apiUrl;
 
@@ -53,9 +55,11 @@ class StoreRefusalTest {
 
         @Override
         public CompletionStage<Done> append(QueueEvent event) {
-          return refuse.get()
-              ? CompletableFuture.failedFuture(new IllegalStateException("the disk is full"))
-              : CompletableFuture.completedFuture(Done.getInstance());
+          if (refuse.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the disk is full"));
+          }
+          kept.add(event);
+          return CompletableFuture.completedFuture(Done.getInstance());
         }
       };
 
@@ -90,6 +94,41 @@ class StoreRefusalTest {
 
     refuse.set(false);
     assertEquals(200, send(request("/v1/tasks/t-1").GET()).statusCode(), "the hub still answers");
+  }
+
+  /**
+   * The 503 left the task canceled in this hub but not in the store, so a restart would queue it
+   * again: the cancel sent again must write what the store lacks and answer as a kept cancel, not
+   * "already finished" (409) with the store still missing it.
+   */
+  @Test
+  void aCancelSentAgainAfterA503IsKeptAndAnsweredAsACancel() throws Exception {
+    assertEquals(201, submit("t-3").statusCode(), "queued: no runner is connected");
+    refuse.set(true);
+    HttpResponse<String> refused =
+        send(request("/v1/tasks/t-3/cancel").POST(HttpRequest.BodyPublishers.noBody()));
+    assertEquals(503, refused.statusCode(), refused.body());
+    assertTrue(
+        JSON.readTree(refused.body()).get("error").asText().contains("send the cancel again"),
+        refused.body());
+    assertTrue(
+        kept.stream().noneMatch(e -> e.kind() == QueueEvent.Kind.CANCELED),
+        "nothing kept while the store refuses: " + kept);
+
+    refuse.set(false);
+    HttpResponse<String> again =
+        send(request("/v1/tasks/t-3/cancel").POST(HttpRequest.BodyPublishers.noBody()));
+    assertEquals(200, again.statusCode(), again.body());
+    assertEquals("canceled", JSON.readTree(again.body()).get("state").asText(), again.body());
+    assertTrue(
+        kept.stream()
+            .anyMatch(e -> e.kind() == QueueEvent.Kind.CANCELED && e.taskId().equals("t-3")),
+        "the store now holds the cancel a restart needs: " + kept);
+
+    HttpResponse<String> third =
+        send(request("/v1/tasks/t-3/cancel").POST(HttpRequest.BodyPublishers.noBody()));
+    assertEquals(
+        409, third.statusCode(), "once kept, the task is simply finished: " + third.body());
   }
 
   private HttpRequest.Builder request(String path) {
