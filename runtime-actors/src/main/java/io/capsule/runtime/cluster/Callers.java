@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.Serializer;
@@ -32,6 +33,10 @@ import org.apache.pekko.serialization.Serializers;
  * over its frame size. One event too large for a message alone crosses in {@link RunCaller.Part}s,
  * its serialized form cut in pieces, each numbered like any other message.
  *
+ * <p>Text and thinking deltas cross to a caller on another node without the text so far they
+ * repeat, which the caller puts back ({@link SoFar}): with it, a long streamed answer put O(n²)
+ * characters between nodes.
+ *
  * <p>Not thread-safe: the entity's own state, used only inside its behaviour.
  */
 final class Callers {
@@ -46,13 +51,26 @@ final class Callers {
   /** Callers that confirmed an outcome of their attempt, or gave up on the run (a gap). */
   private final Set<ActorRef<RunCaller.Command>> settled = new HashSet<>();
 
+  /** Per caller on another node, the text so far its deltas left out ({@link SoFar}). */
+  private final Map<ActorRef<RunCaller.Command>, SoFar> soFar = new HashMap<>();
+
   private final Serialization serialization;
+  private final Predicate<ActorRef<RunCaller.Command>> remote;
 
   /**
    * @param serialization this node's, for an event that crosses in parts
    */
   Callers(Serialization serialization) {
+    this(serialization, caller -> !caller.path().address().hasLocalScope());
+  }
+
+  /**
+   * @param remote which callers are on another node: their deltas cross without the text so far
+   *     ({@link SoFar}); a caller in this JVM gets the events as they are, with nothing to rebuild
+   */
+  Callers(Serialization serialization, Predicate<ActorRef<RunCaller.Command>> remote) {
     this.serialization = serialization;
+    this.remote = remote;
   }
 
   /**
@@ -63,6 +81,7 @@ final class Callers {
     Integer before = attempts.put(caller, attempt);
     if (before == null || before != attempt) {
       nextSeq.put(caller, new long[1]);
+      soFar.remove(caller);
       unsettled.remove(caller);
       settled.remove(caller);
     }
@@ -96,7 +115,8 @@ final class Callers {
 
   /** One event to every caller, numbered per caller. */
   void publish(RunEvent e) {
-    attempts.forEach((caller, attempt) -> single(caller, attempt, e).forEach(caller::tell));
+    attempts.forEach(
+        (caller, attempt) -> single(caller, attempt, crossing(caller, e)).forEach(caller::tell));
   }
 
   /**
@@ -104,6 +124,11 @@ final class Callers {
    * CrossingSize#MESSAGE_CHARS} characters; an event larger than that alone goes in parts.
    */
   void publishAll(List<RunEvent> all, int max) {
+    attempts.forEach((caller, attempt) -> publishAll(caller, attempt, crossing(caller, all), max));
+  }
+
+  private void publishAll(
+      ActorRef<RunCaller.Command> caller, int attempt, List<RunEvent> all, int max) {
     int from = 0;
     while (from < all.size()) {
       int to = from;
@@ -117,17 +142,30 @@ final class Callers {
         to++;
       }
       List<RunEvent> part = all.subList(from, to);
-      boolean alone = part.size() == 1 && chars > CrossingSize.MESSAGE_CHARS;
-      attempts.forEach(
-          (caller, attempt) -> {
-            if (alone) {
-              single(caller, attempt, part.get(0)).forEach(caller::tell);
-            } else {
-              caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part));
-            }
-          });
+      if (part.size() == 1 && chars > CrossingSize.MESSAGE_CHARS) {
+        single(caller, attempt, part.get(0)).forEach(caller::tell);
+      } else {
+        caller.tell(new RunCaller.Events(attempt, nextSeq.get(caller)[0]++, part));
+      }
       from = to;
     }
+  }
+
+  /** {@code e} as it crosses to {@code caller}: shrunk for one on another node ({@link SoFar}). */
+  private RunEvent crossing(ActorRef<RunCaller.Command> caller, RunEvent e) {
+    return remote.test(caller) ? soFar.computeIfAbsent(caller, c -> new SoFar()).shrink(e) : e;
+  }
+
+  private List<RunEvent> crossing(ActorRef<RunCaller.Command> caller, List<RunEvent> all) {
+    if (!remote.test(caller)) {
+      return all;
+    }
+    SoFar s = soFar.computeIfAbsent(caller, c -> new SoFar());
+    List<RunEvent> out = new ArrayList<>(all.size());
+    for (RunEvent e : all) {
+      out.add(s.shrink(e));
+    }
+    return out;
   }
 
   /** The outcome to every caller, kept per caller until it confirms. */

@@ -7,8 +7,8 @@ import java.util.Optional;
  * How many characters an event puts into a message between nodes, roughly (its strings; a fixed
  * allowance for the rest), so that a message is cut before Artery refuses it: a message over {@code
  * pekko.remote.artery.advanced.maximum-frame-size} (256 KiB by default) is dropped. The counts that
- * matter are the large ones: a text delta carries the whole text so far, so 64 deltas of a 20 KB
- * answer were already over a frame.
+ * matter are the large ones: a text delta carries the whole text so far (unless it crosses without
+ * it, {@link SoFar}), so 64 deltas of a 20 KB answer were already over a frame.
  */
 final class CrossingSize {
 
@@ -33,11 +33,11 @@ final class CrossingSize {
 
   private static long strings(RunEvent e) {
     if (e instanceof RunEvent.TextDelta d) {
-      return (long) d.delta().length() + d.soFar().length();
+      return (long) d.delta().length() + lengthOrZero(d.soFar());
     } else if (e instanceof RunEvent.TextCompleted t) {
       return t.text().length();
     } else if (e instanceof RunEvent.ThinkingDelta d) {
-      return (long) d.delta().length() + d.soFar().length();
+      return (long) d.delta().length() + lengthOrZero(d.soFar());
     } else if (e instanceof RunEvent.ThinkingCompleted t) {
       return t.text().length();
     } else if (e instanceof RunEvent.ToolStarted t) {
@@ -68,5 +68,10 @@ final class CrossingSize {
 
   private static long length(Optional<String> s) {
     return s.map(String::length).orElse(0);
+  }
+
+  /** A delta's text so far is null when it crosses without it ({@link SoFar}). */
+  private static int lengthOrZero(String soFar) {
+    return soFar == null ? 0 : soFar.length();
   }
 }

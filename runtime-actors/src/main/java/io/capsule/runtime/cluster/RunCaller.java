@@ -42,7 +42,9 @@ import org.apache.pekko.serialization.SerializationExtension;
  * </ul>
  *
  * <p>Events of a parsed batch cross as one {@link Events} message (cut by count and size), single
- * ones as {@link Event}, one too large for a message in {@link Part}s.
+ * ones as {@link Event}, one too large for a message in {@link Part}s. A text or thinking delta
+ * from another node comes without the text so far it repeats, and is handed on with it ({@link
+ * SoFar}).
  *
  * <p>Pekko delivers a remote entity's messages before its death notice, so an outcome sent just
  * before the entity passivated is never mistaken for a loss.
@@ -148,6 +150,7 @@ public final class RunCaller {
   private int attempt = 1;
   private long nextSeq; // of the current attempt's messages from its entity
   private final ByteArrayOutputStream assembled = new ByteArrayOutputStream(); // an event's parts
+  private SoFar soFar = new SoFar(); // the current attempt's deltas' text so far
 
   /**
    * The most bytes one event may take between nodes (in {@link Part}s): far above any event a
@@ -261,7 +264,7 @@ public final class RunCaller {
       return eventsLost(e.seq());
     }
     nextSeq++;
-    downstream.tell(e.event());
+    downstream.tell(soFar.restore(e.event()));
     if (e.event() instanceof RunEvent.Finished) {
       settled();
       return Behaviors.stopped();
@@ -278,7 +281,7 @@ public final class RunCaller {
     }
     nextSeq++;
     for (RunEvent event : e.events()) {
-      downstream.tell(event);
+      downstream.tell(soFar.restore(event));
       if (event instanceof RunEvent.Finished) {
         settled();
         return Behaviors.stopped();
@@ -313,7 +316,7 @@ public final class RunCaller {
             .get();
     assembled.reset();
     RunEvent event = ((Event) whole).event();
-    downstream.tell(event);
+    downstream.tell(soFar.restore(event));
     if (event instanceof RunEvent.Finished) {
       settled();
       return Behaviors.stopped();
@@ -364,6 +367,7 @@ public final class RunCaller {
     attempt++;
     nextSeq = 0;
     assembled.reset();
+    soFar = new SoFar();
     retriesLeft--;
     sendStart();
     return same();
