@@ -102,10 +102,8 @@ public class CrossingFloorBench {
   private DriverLoader loader;
   private ProcessDriver jsonl;
   private ProcessDriver claudeCode;
-  private List<List<String>> jsonlLines;
-  private List<List<String>> claudeLines;
-  private int nextJsonl;
-  private int nextClaude;
+  private Cycle jsonlLines;
+  private Cycle claudeLines;
 
   @Setup
   public void setUp() {
@@ -121,14 +119,27 @@ public class CrossingFloorBench {
     loader = DriverLoader.create("wasmtime", DriverLoader.Settings.DEFAULTS);
     jsonl = ParseBench.load(loader, "jsonl").newInstance();
     claudeCode = ParseBench.load(loader, "claude-code").newInstance();
-    jsonlLines = singles("jsonl");
-    claudeLines = singles("claude-code");
+    jsonlLines = new Cycle("jsonl");
+    claudeLines = new Cycle("claude-code");
   }
 
-  private static List<List<String>> singles(String driver) {
-    return ParseBench.transcriptLines(ParseBench.transcriptsOf(driver)).stream()
-        .map(List::of)
-        .toList();
+  /** A driver's transcript lines, one at a time, round and round. */
+  private static final class Cycle {
+    private final List<List<String>> singles;
+    private int next;
+
+    Cycle(String driver) {
+      singles =
+          ParseBench.transcriptLines(ParseBench.transcriptsOf(driver)).stream()
+              .map(List::of)
+              .toList();
+    }
+
+    List<String> next() {
+      List<String> one = singles.get(next);
+      next = (next + 1) % singles.size();
+      return one;
+    }
   }
 
   @TearDown
@@ -151,29 +162,21 @@ public class CrossingFloorBench {
 
   @Benchmark
   public Object jsonlParseOneLine() {
-    List<String> one = jsonlLines.get(nextJsonl);
-    nextJsonl = (nextJsonl + 1) % jsonlLines.size();
-    return jsonl.parse(one);
+    return jsonl.parse(jsonlLines.next());
   }
 
   @Benchmark
   public Object jsonlJacksonOneLine() throws IOException {
-    List<String> one = jsonlLines.get(nextJsonl);
-    nextJsonl = (nextJsonl + 1) % jsonlLines.size();
-    return mapper.readTree(one.get(0));
+    return mapper.readTree(jsonlLines.next().get(0));
   }
 
   @Benchmark
   public Object claudeCodeParseOneLine() {
-    List<String> one = claudeLines.get(nextClaude);
-    nextClaude = (nextClaude + 1) % claudeLines.size();
-    return claudeCode.parse(one);
+    return claudeCode.parse(claudeLines.next());
   }
 
   @Benchmark
   public Object claudeCodeJacksonOneLine() throws IOException {
-    List<String> one = claudeLines.get(nextClaude);
-    nextClaude = (nextClaude + 1) % claudeLines.size();
-    return mapper.readTree(one.get(0));
+    return mapper.readTree(claudeLines.next().get(0));
   }
 }

@@ -19,49 +19,61 @@ import io.capsule.runtime.javadsl.RunEvent;
  * <p>One per caller and attempt on each side; not thread-safe (the actors' own state).
  */
 final class SoFar {
-  private String text = "";
-  private String thinking = "";
+  private final Message text = new Message();
+  private final Message thinking = new Message();
 
   /** The event as it crosses to a caller that got every earlier one from this instance. */
   RunEvent shrink(RunEvent e) {
     if (e instanceof RunEvent.TextDelta d) {
-      boolean follows = follows(text, d.delta(), d.soFar());
-      text = d.soFar();
-      return follows ? new RunEvent.TextDelta(d.taskId(), d.delta(), null) : e;
+      return text.follows(d.delta(), d.soFar())
+          ? new RunEvent.TextDelta(d.taskId(), d.delta(), null)
+          : e;
     }
     if (e instanceof RunEvent.ThinkingDelta d) {
-      boolean follows = follows(thinking, d.delta(), d.soFar());
-      thinking = d.soFar();
-      return follows ? new RunEvent.ThinkingDelta(d.taskId(), d.delta(), null) : e;
+      return thinking.follows(d.delta(), d.soFar())
+          ? new RunEvent.ThinkingDelta(d.taskId(), d.delta(), null)
+          : e;
     }
     return e;
   }
 
   /** The event as it was before {@link #shrink} on the other side. */
   RunEvent restore(RunEvent e) {
-    if (e instanceof RunEvent.TextDelta d) {
-      if (d.soFar() != null) {
-        text = d.soFar();
-        return e;
-      }
-      text = text + d.delta();
-      return new RunEvent.TextDelta(d.taskId(), d.delta(), text);
+    if (e instanceof RunEvent.TextDelta d && d.soFar() == null) {
+      return new RunEvent.TextDelta(d.taskId(), d.delta(), text.append(d.delta()));
     }
-    if (e instanceof RunEvent.ThinkingDelta d) {
-      if (d.soFar() != null) {
-        thinking = d.soFar();
-        return e;
-      }
-      thinking = thinking + d.delta();
-      return new RunEvent.ThinkingDelta(d.taskId(), d.delta(), thinking);
+    if (e instanceof RunEvent.ThinkingDelta d && d.soFar() == null) {
+      return new RunEvent.ThinkingDelta(d.taskId(), d.delta(), thinking.append(d.delta()));
+    }
+    if (e instanceof RunEvent.TextDelta d) {
+      text.is(d.soFar());
+    } else if (e instanceof RunEvent.ThinkingDelta d) {
+      thinking.is(d.soFar());
     }
     return e;
   }
 
-  /** Whether {@code soFar} is {@code before} and then {@code delta}. */
-  private static boolean follows(String before, String delta, String soFar) {
-    return soFar.length() == before.length() + delta.length()
-        && soFar.startsWith(before)
-        && soFar.endsWith(delta);
+  /** One kind of message's text so far, as the last delta of that kind left it. */
+  private static final class Message {
+    private String soFar = "";
+
+    /** Whether {@code now} is the text so far and then {@code delta}; {@code now} is it next. */
+    boolean follows(String delta, String now) {
+      boolean follows =
+          now.length() == soFar.length() + delta.length()
+              && now.startsWith(soFar)
+              && now.endsWith(delta);
+      soFar = now;
+      return follows;
+    }
+
+    String append(String delta) {
+      soFar = soFar + delta;
+      return soFar;
+    }
+
+    void is(String now) {
+      soFar = now;
+    }
   }
 }
