@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.typesafe.config.ConfigFactory;
-import io.capsule.hub.queue.QueueStore;
+import io.capsule.hub.queue.QueueEvent;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RawRunners;
 import io.capsule.hub.runner.RunnerInfo;
@@ -61,6 +61,8 @@ class CancelAcrossReplacementTest {
   private TaskQueue queue;
   private HandApi api;
 
+  private final RefusingQueueStore store = new RefusingQueueStore();
+
   @BeforeEach
   void start() throws Exception {
     // dead-after 1 s: the raw runners answer pings, so only the one cut goes past it.
@@ -72,7 +74,7 @@ class CancelAcrossReplacementTest {
             journal);
     hub.bind("127.0.0.1", 0).toCompletableFuture().get(20, TimeUnit.SECONDS);
     hub.events().runWith(Sink.foreach(held::add), kit.system());
-    api = HandApi.bind(kit.system(), hub, PROJECT, QueueStore.none());
+    api = HandApi.bind(kit.system(), hub, PROJECT, store);
     book = api.book();
     queue = api.queue();
   }
@@ -118,6 +120,35 @@ class CancelAcrossReplacementTest {
     assertTrue(openTasks("r-b").isEmpty(), "r-b got no attempt of t-1");
     assertFalse(
         b.unread().stream().anyMatch(s -> s.contains("task.assign")), b.unread().toString());
+  }
+
+  /**
+   * In the same window, the store refuses the cancel's mark: 503, but the task is marked and the
+   * take-back ends it canceled in this hub. The cancel sent again (the 503's advice) stores the
+   * mark a restart needs and is answered as the cancel, not as "already finished".
+   */
+  @Test
+  void aCancelWhoseMarkTheStoreRefusedInThatWindowIsKeptWhenSentAgain() throws Exception {
+    RawRunners.Peer a = runner("r-a", "{}");
+    assertEquals(201, submit().statusCode());
+    a.await(s -> s.contains("task.assign"));
+    a.cut();
+    HubEvent reclaimed = next(e -> e instanceof HubEvent.Reclaimed);
+    store.refuse(true);
+    HttpResponse<String> refused = cancel();
+    assertEquals(503, refused.statusCode(), refused.body());
+    assertEquals("E-HUB-004", JSON.readTree(refused.body()).get("code").asText());
+    apply(reclaimed);
+    assertEquals("canceled", task().get("state").asText(), "canceled in this hub all the same");
+
+    store.refuse(false);
+    HttpResponse<String> again = cancel();
+    assertEquals(200, again.statusCode(), again.body());
+    assertEquals("canceled", JSON.readTree(again.body()).get("state").asText(), again.body());
+    assertTrue(
+        store.kept(QueueEvent.Kind.CANCEL_REQUESTED, "t-1"),
+        "a restart would end it canceled again: " + store);
+    assertEquals(409, cancel().statusCode(), "once kept, it is simply finished");
   }
 
   @Test

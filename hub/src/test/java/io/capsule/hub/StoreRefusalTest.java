@@ -1,12 +1,12 @@
 package io.capsule.hub;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.capsule.hub.queue.QueueEvent;
-import io.capsule.hub.queue.QueueStore;
 import io.capsule.hub.runner.HubServer;
 import io.capsule.hub.runner.RawRunners;
 import io.capsule.protocol.token.TokenScope;
@@ -15,14 +15,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,28 +34,9 @@ class StoreRefusalTest {
   private final HttpClient http = HttpClient.newHttpClient();
   private final String token =
       RawRunners.TOKENS.issue(PROJECT, Optional.empty(), TokenScope.API, Duration.ofMinutes(5));
-  private final AtomicBoolean refuse = new AtomicBoolean();
-  private final List<QueueEvent> kept = new CopyOnWriteArrayList<>();
+  private final RefusingQueueStore store = new RefusingQueueStore();
   private HubServer brain;
   private String apiUrl;
-
-  /** A store that keeps everything until told to refuse, then fails every write. */
-  private final QueueStore store =
-      new QueueStore() {
-        @Override
-        public List<QueueEvent> recorded() {
-          return List.of();
-        }
-
-        @Override
-        public CompletionStage<Done> append(QueueEvent event) {
-          if (refuse.get()) {
-            return CompletableFuture.failedFuture(new IllegalStateException("the disk is full"));
-          }
-          kept.add(event);
-          return CompletableFuture.completedFuture(Done.getInstance());
-        }
-      };
 
   @BeforeEach
   void start() throws Exception {
@@ -78,7 +53,7 @@ class StoreRefusalTest {
   @Test
   void aCancelTheStoreDidNotKeepIsA503WithItsCodeAndTheHubGoesOn() throws Exception {
     assertEquals(201, submit("t-1").statusCode(), "queued: no runner is connected");
-    refuse.set(true);
+    store.refuse(true);
     HttpResponse<String> canceled =
         send(request("/v1/tasks/t-1/cancel").POST(HttpRequest.BodyPublishers.noBody()));
     assertEquals(503, canceled.statusCode(), canceled.body());
@@ -92,7 +67,7 @@ class StoreRefusalTest {
     assertEquals(503, submitted.statusCode(), submitted.body());
     assertEquals("E-HUB-004", JSON.readTree(submitted.body()).get("code").asText());
 
-    refuse.set(false);
+    store.refuse(false);
     assertEquals(200, send(request("/v1/tasks/t-1").GET()).statusCode(), "the hub still answers");
   }
 
@@ -104,26 +79,24 @@ class StoreRefusalTest {
   @Test
   void aCancelSentAgainAfterA503IsKeptAndAnsweredAsACancel() throws Exception {
     assertEquals(201, submit("t-3").statusCode(), "queued: no runner is connected");
-    refuse.set(true);
+    store.refuse(true);
     HttpResponse<String> refused =
         send(request("/v1/tasks/t-3/cancel").POST(HttpRequest.BodyPublishers.noBody()));
     assertEquals(503, refused.statusCode(), refused.body());
     assertTrue(
         JSON.readTree(refused.body()).get("error").asText().contains("send the cancel again"),
         refused.body());
-    assertTrue(
-        kept.stream().noneMatch(e -> e.kind() == QueueEvent.Kind.CANCELED),
-        "nothing kept while the store refuses: " + kept);
+    assertFalse(
+        store.kept(QueueEvent.Kind.CANCELED, "t-3"), "nothing kept while the store refuses");
 
-    refuse.set(false);
+    store.refuse(false);
     HttpResponse<String> again =
         send(request("/v1/tasks/t-3/cancel").POST(HttpRequest.BodyPublishers.noBody()));
     assertEquals(200, again.statusCode(), again.body());
     assertEquals("canceled", JSON.readTree(again.body()).get("state").asText(), again.body());
     assertTrue(
-        kept.stream()
-            .anyMatch(e -> e.kind() == QueueEvent.Kind.CANCELED && e.taskId().equals("t-3")),
-        "the store now holds the cancel a restart needs: " + kept);
+        store.kept(QueueEvent.Kind.CANCELED, "t-3"),
+        "the store now holds the cancel a restart needs: " + store);
 
     HttpResponse<String> third =
         send(request("/v1/tasks/t-3/cancel").POST(HttpRequest.BodyPublishers.noBody()));
