@@ -7,6 +7,7 @@
 //! lines lives in [`CodexParser`], so any batch split gives the same events.
 
 use murmur_driver_abi::fast;
+use murmur_driver_abi::json_text::JsonText;
 use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
@@ -72,7 +73,8 @@ pub struct Item<'a> {
     text: Field<'a>,
     server: Field<'a>,
     tool: Field<'a>,
-    arguments: Json,
+    /// Kept as its text when it is already what serde_json writes (`JsonText`).
+    arguments: JsonText<'a>,
     result: Json,
     error: Nested<ErrorJson<'a>>,
     status: Field<'a>,
@@ -294,7 +296,7 @@ impl CodexParser {
                     } else {
                         format!("{}/{}", server, tool)
                     };
-                    let input = item.arguments.get().map(json_text).unwrap_or_else(|| "{}".to_owned());
+                    let input = item.arguments.text().unwrap_or_else(|| "{}".to_owned());
                     events.push(Event::ToolCall(ToolCallInfo { id, name, input }));
                 } else if completed {
                     let error = item.error.get().and_then(|e| e.message.as_str());

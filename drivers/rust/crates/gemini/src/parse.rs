@@ -7,7 +7,8 @@
 //! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
+use murmur_driver_abi::json_text::JsonText;
+use murmur_driver_abi::lenient::{name_is, Field, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -24,7 +25,8 @@ pub struct Line<'a> {
     delta: Field<'a>,
     tool_id: Field<'a>,
     tool_name: Field<'a>,
-    parameters: Json,
+    /// Kept as its text when it is already what serde_json writes (`JsonText`).
+    parameters: JsonText<'a>,
     status: Field<'a>,
     output: Field<'a>,
     /// An object on `tool_result` and `result`.
@@ -214,7 +216,7 @@ impl GeminiParser {
                     } else {
                         strip_tool_prefix(name, &self.prefixes, &self.tools)
                     },
-                    input: v.parameters.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
+                    input: v.parameters.text().unwrap_or_else(|| "{}".to_owned()),
                 }));
                 true
             }

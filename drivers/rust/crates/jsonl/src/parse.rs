@@ -7,7 +7,8 @@
 //! derived visitor and moved out: on lines this short the moves cost as much as the reading.
 
 use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
+use murmur_driver_abi::json_text::JsonText;
+use murmur_driver_abi::lenient::{name_is, Field, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -21,7 +22,8 @@ pub struct Line<'a> {
     model: Field<'a>,
     text: Field<'a>,
     name: Field<'a>,
-    input: Json,
+    /// Kept as its text when it is already what serde_json writes (`JsonText`).
+    input: JsonText<'a>,
     output: Field<'a>,
     is_error: Field<'a>,
     attempt: Field<'a>,
@@ -240,7 +242,7 @@ pub fn translate(v: &mut Line, events: &mut Vec<Event>) -> bool {
             (Some(id), Some(name)) => Event::ToolCall(ToolCallInfo {
                 id,
                 name,
-                input: v.input.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
+                input: v.input.text().unwrap_or_else(|| "{}".to_owned()),
             }),
             _ => return false,
         },

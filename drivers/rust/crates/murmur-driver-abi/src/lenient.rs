@@ -132,7 +132,7 @@ impl<'a> Field<'a> {
 /// `s` as an owned `String`, one of at most 64 bytes copied as a few overlapping words: `to_owned`'s
 /// copy is a `memory.copy`, which wasmtime runs as a call out of the guest code (a libcall that
 /// looks the memory up each time), dearer than the few words of a short string an event carries.
-fn owned(s: &str) -> String {
+pub(crate) fn owned(s: &str) -> String {
     let n = s.len();
     if n > 64 {
         return s.to_owned();

@@ -6,6 +6,7 @@
 
 pub mod fast;
 pub mod json;
+pub mod json_text;
 pub mod lenient;
 pub mod small_alloc;
 pub mod types;

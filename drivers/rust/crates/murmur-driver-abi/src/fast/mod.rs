@@ -9,7 +9,8 @@
 //!
 //! It is only a fast path: it implements serde's `Deserializer` for what the drivers' types ask
 //! (`deserialize_any`, `deserialize_ignored_any`, and member names: enough for members read in
-//! place, `lenient`'s `Field`, `Obj` of a derived struct, `Arr`, `Member` and `Json`), making the
+//! place, `lenient`'s `Field`, `Obj` of a derived struct, `Arr`, `Member` and `Json`, and
+//! `JsonText`'s check of a value's text, `canonical`), making the
 //! same visitor calls `serde_json` makes, and it gives up ([`Bail`]) on anything it does not read exactly as
 //! `serde_json` does: a float or an integer of more than 18 digits that the driver reads, `-0`, a
 //! `\u` escape of a surrogate in a string the driver reads, nesting deeper than [`MAX_DEPTH`], and
@@ -24,6 +25,7 @@ use std::fmt;
 mod de_impl;
 use de_impl::Map;
 mod string;
+mod canonical;
 #[cfg(test)]
 mod tests;
 
