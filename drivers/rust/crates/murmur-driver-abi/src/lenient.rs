@@ -132,18 +132,25 @@ impl<'a> Field<'a> {
 /// `s` as an owned `String`, one of at most 64 bytes copied as a few overlapping words: `to_owned`'s
 /// copy is a `memory.copy`, which wasmtime runs as a call out of the guest code (a libcall that
 /// looks the memory up each time), dearer than the few words of a short string an event carries.
+/// Its block is taken from the allocator directly (`small_alloc::alloc_bytes`).
 pub(crate) fn owned(s: &str) -> String {
     let n = s.len();
     if n > 64 {
         return s.to_owned();
     }
-    let mut bytes: Vec<u8> = Vec::with_capacity(n);
-    // SAFETY: `bytes` has room for `n` bytes and `copy_short` writes exactly `s`'s `n` bytes into
-    // it, so they are initialised and UTF-8.
+    if n == 0 {
+        return String::new();
+    }
+    // SAFETY: the block is the global allocator's, of `n` bytes with alignment 1 (what a `String`
+    // of capacity `n` owns), and `copy_short` writes exactly `s`'s `n` bytes into it, so they are
+    // initialised and UTF-8.
     unsafe {
-        copy_short(s.as_ptr(), bytes.as_mut_ptr(), n);
-        bytes.set_len(n);
-        String::from_utf8_unchecked(bytes)
+        let ptr = crate::small_alloc::alloc_bytes(n);
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align_unchecked(n, 1));
+        }
+        copy_short(s.as_ptr(), ptr, n);
+        String::from_raw_parts(ptr, n, n)
     }
 }
 
