@@ -492,6 +492,15 @@ pub trait ReadInPlace<'de> {
         let _ = index;
         None
     }
+
+    /// Member `index` when it is a [`Nested`] that `read_member` reads as
+    /// `map.next_value_seed(&mut nested)`: the fast path then reads an object's members straight
+    /// into it (`fast::nested`). `None` (the default) for every other member.
+    #[inline(always)]
+    fn nested(&mut self, index: u32) -> Option<&mut dyn crate::fast::NestedInPlace<'de>> {
+        let _ = index;
+        None
+    }
 }
 
 struct NameSeed<T>(PhantomData<T>);
@@ -568,12 +577,12 @@ pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T,
 /// present with another value (`null` included) from an absent one ([`Nested::is_present`]).
 #[derive(Default)]
 pub struct Nested<T> {
-    state: NestedState,
-    value: T,
+    pub(crate) state: NestedState,
+    pub(crate) value: T,
 }
 
 #[derive(Default, Clone, Copy, PartialEq)]
-enum NestedState {
+pub(crate) enum NestedState {
     #[default]
     Absent,
     Object,

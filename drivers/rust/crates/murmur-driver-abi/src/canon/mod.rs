@@ -105,6 +105,7 @@ pub unsafe fn realloc(old_ptr: *mut u8, old_size: usize, align: usize, new_size:
     ptr
 }
 
+#[inline(always)]
 pub(crate) fn layout(size: usize, align: usize) -> Layout {
     match Layout::from_size_align(size, align) {
         Ok(layout) => layout,
