@@ -9,3 +9,16 @@ fn the_members_read_straight_into_fields_are_those_read_member_fills() {
         "type", "thread_id", "item", "usage", "error", "message",
     ]);
 }
+
+#[test]
+fn the_nested_members_read_straight_into_fields_are_those_read_member_fills() {
+    use murmur_driver_abi::testing::assert_fields_are_the_members_read;
+    assert_fields_are_the_members_read::<crate::parse::Item>(&[
+        "id", "type", "text", "server", "tool", "arguments", "result", "error", "status", "command", "exit_code",
+        "aggregated_output",
+    ]);
+    assert_fields_are_the_members_read::<crate::parse::ErrorJson>(&["message"]);
+    assert_fields_are_the_members_read::<crate::parse::UsageJson>(&[
+        "input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens",
+    ]);
+}

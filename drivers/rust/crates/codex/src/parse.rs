@@ -6,7 +6,8 @@
 //! arguments and result) stays a `Value`, built only on the lines that carry it. State that spans
 //! lines lives in [`CodexParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::fast;
+use murmur_driver_abi::fast::{self, NestedInPlace};
+use murmur_driver_abi::json_text::JsonText;
 use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
@@ -28,6 +29,15 @@ pub struct Line<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn nested(&mut self, index: u32) -> Option<&mut dyn NestedInPlace<'de>> {
+        Some(match index {
+            2 => &mut self.item,
+            3 => &mut self.usage,
+            4 => &mut self.error,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         // By length first: one comparison per name at most.
         let index = match name.len() {
@@ -72,7 +82,8 @@ pub struct Item<'a> {
     text: Field<'a>,
     server: Field<'a>,
     tool: Field<'a>,
-    arguments: Json,
+    /// Kept as its text when it is already what serde_json writes (`JsonText`).
+    arguments: JsonText<'a>,
     result: Json,
     error: Nested<ErrorJson<'a>>,
     status: Field<'a>,
@@ -82,6 +93,27 @@ pub struct Item<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for Item<'de> {
+    fn nested(&mut self, index: u32) -> Option<&mut dyn NestedInPlace<'de>> {
+        Some(match index {
+            7 => &mut self.error,
+            _ => return None,
+        })
+    }
+
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.id,
+            1 => &mut self.kind,
+            2 => &mut self.text,
+            3 => &mut self.server,
+            4 => &mut self.tool,
+            8 => &mut self.status,
+            10 => &mut self.exit_code,
+            11 => &mut self.aggregated_output,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         // By length first: one comparison per name at most.
         let index = match name.len() {
@@ -128,6 +160,13 @@ pub struct ErrorJson<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for ErrorJson<'de> {
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.message,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         match name.len() {
             7 if name_is(name, "message") => Some(0),
@@ -152,6 +191,17 @@ pub struct UsageJson<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for UsageJson<'de> {
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.input_tokens,
+            1 => &mut self.cached_input_tokens,
+            2 => &mut self.cache_write_input_tokens,
+            3 => &mut self.output_tokens,
+            4 => &mut self.reasoning_output_tokens,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         let index = match name.len() {
             12 if name_is(name, "input_tokens") => 0,
@@ -294,7 +344,7 @@ impl CodexParser {
                     } else {
                         format!("{}/{}", server, tool)
                     };
-                    let input = item.arguments.get().map(json_text).unwrap_or_else(|| "{}".to_owned());
+                    let input = item.arguments.text().unwrap_or_else(|| "{}".to_owned());
                     events.push(Event::ToolCall(ToolCallInfo { id, name, input }));
                 } else if completed {
                     let error = item.error.get().and_then(|e| e.message.as_str());

@@ -9,3 +9,10 @@ fn the_members_read_straight_into_fields_are_those_read_member_fills() {
         "type", "role", "model", "delta", "error", "stats", "status", "output", "content", "tool_id", "message", "severity", "tool_name", "session_id", "parameters",
     ]);
 }
+
+#[test]
+fn the_stats_members_read_straight_into_fields_are_those_read_member_fills() {
+    murmur_driver_abi::testing::assert_fields_are_the_members_read::<crate::parse::Stats>(&[
+        "input", "input_tokens", "output_tokens", "cached",
+    ]);
+}

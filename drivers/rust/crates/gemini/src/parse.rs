@@ -6,8 +6,9 @@
 //! call's parameters stay a `Value`, built only on the lines that carry them. State that spans
 //! lines lives in [`GeminiParser`], so any batch split gives the same events.
 
-use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
+use murmur_driver_abi::fast::{self, NestedInPlace};
+use murmur_driver_abi::json_text::JsonText;
+use murmur_driver_abi::lenient::{name_is, Field, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -24,7 +25,8 @@ pub struct Line<'a> {
     delta: Field<'a>,
     tool_id: Field<'a>,
     tool_name: Field<'a>,
-    parameters: Json,
+    /// Kept as its text when it is already what serde_json writes (`JsonText`).
+    parameters: JsonText<'a>,
     status: Field<'a>,
     output: Field<'a>,
     /// An object on `tool_result` and `result`.
@@ -36,6 +38,14 @@ pub struct Line<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn nested(&mut self, index: u32) -> Option<&mut dyn NestedInPlace<'de>> {
+        Some(match index {
+            11 => &mut self.error,
+            14 => &mut self.stats,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         // By length first: one comparison per name at most.
         let index = match name.len() {
@@ -135,6 +145,16 @@ pub struct Stats<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for Stats<'de> {
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.input,
+            1 => &mut self.input_tokens,
+            2 => &mut self.output_tokens,
+            3 => &mut self.cached,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         let index = match name.len() {
             5 if name_is(name, "input") => 0,
@@ -214,7 +234,7 @@ impl GeminiParser {
                     } else {
                         strip_tool_prefix(name, &self.prefixes, &self.tools)
                     },
-                    input: v.parameters.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
+                    input: v.parameters.text().unwrap_or_else(|| "{}".to_owned()),
                 }));
                 true
             }

@@ -9,3 +9,10 @@ fn the_members_read_straight_into_fields_are_those_read_member_fills() {
         "id", "type", "auth", "text", "name", "kind", "model", "input", "usage", "output", "reason", "attempt", "message", "is_error",
     ]);
 }
+
+#[test]
+fn the_usage_members_read_straight_into_fields_are_those_read_member_fills() {
+    murmur_driver_abi::testing::assert_fields_are_the_members_read::<crate::parse::UsageSplit>(&[
+        "fresh_input", "cache_read", "cache_write", "output", "thinking",
+    ]);
+}

@@ -6,8 +6,9 @@
 //! the lines that carry it. The line's struct is filled in place (`ReadInPlace`), not built by a
 //! derived visitor and moved out: on lines this short the moves cost as much as the reading.
 
-use murmur_driver_abi::fast;
-use murmur_driver_abi::lenient::{name_is, Field, Json, Nested, ReadInPlace};
+use murmur_driver_abi::fast::{self, NestedInPlace};
+use murmur_driver_abi::json_text::JsonText;
+use murmur_driver_abi::lenient::{name_is, Field, Nested, ReadInPlace};
 use murmur_driver_abi::util::*;
 use murmur_driver_abi::*;
 use serde::de::MapAccess;
@@ -21,7 +22,8 @@ pub struct Line<'a> {
     model: Field<'a>,
     text: Field<'a>,
     name: Field<'a>,
-    input: Json,
+    /// Kept as its text when it is already what serde_json writes (`JsonText`).
+    input: JsonText<'a>,
     output: Field<'a>,
     is_error: Field<'a>,
     attempt: Field<'a>,
@@ -34,6 +36,13 @@ pub struct Line<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for Line<'de> {
+    fn nested(&mut self, index: u32) -> Option<&mut dyn NestedInPlace<'de>> {
+        Some(match index {
+            8 => &mut self.usage,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         // By length first: one comparison per name at most.
         let index = match name.len() {
@@ -106,6 +115,17 @@ pub struct UsageSplit<'a> {
 }
 
 impl<'de> ReadInPlace<'de> for UsageSplit<'de> {
+    fn field(&mut self, index: u32) -> Option<&mut Field<'de>> {
+        Some(match index {
+            0 => &mut self.fresh_input,
+            1 => &mut self.cache_read,
+            2 => &mut self.cache_write,
+            3 => &mut self.output,
+            4 => &mut self.thinking,
+            _ => return None,
+        })
+    }
+
     fn member_index(name: &str) -> Option<u32> {
         let index = match name.len() {
             6 if name_is(name, "output") => 3,
@@ -240,7 +260,7 @@ pub fn translate(v: &mut Line, events: &mut Vec<Event>) -> bool {
             (Some(id), Some(name)) => Event::ToolCall(ToolCallInfo {
                 id,
                 name,
-                input: v.input.get().map(json_text).unwrap_or_else(|| "{}".to_owned()),
+                input: v.input.text().unwrap_or_else(|| "{}".to_owned()),
             }),
             _ => return false,
         },

@@ -132,18 +132,25 @@ impl<'a> Field<'a> {
 /// `s` as an owned `String`, one of at most 64 bytes copied as a few overlapping words: `to_owned`'s
 /// copy is a `memory.copy`, which wasmtime runs as a call out of the guest code (a libcall that
 /// looks the memory up each time), dearer than the few words of a short string an event carries.
-fn owned(s: &str) -> String {
+/// Its block is taken from the allocator directly (`small_alloc::alloc_bytes`).
+pub(crate) fn owned(s: &str) -> String {
     let n = s.len();
     if n > 64 {
         return s.to_owned();
     }
-    let mut bytes: Vec<u8> = Vec::with_capacity(n);
-    // SAFETY: `bytes` has room for `n` bytes and `copy_short` writes exactly `s`'s `n` bytes into
-    // it, so they are initialised and UTF-8.
+    if n == 0 {
+        return String::new();
+    }
+    // SAFETY: the block is the global allocator's, of `n` bytes with alignment 1 (what a `String`
+    // of capacity `n` owns), and `copy_short` writes exactly `s`'s `n` bytes into it, so they are
+    // initialised and UTF-8.
     unsafe {
-        copy_short(s.as_ptr(), bytes.as_mut_ptr(), n);
-        bytes.set_len(n);
-        String::from_utf8_unchecked(bytes)
+        let ptr = crate::small_alloc::alloc_bytes(n);
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align_unchecked(n, 1));
+        }
+        copy_short(s.as_ptr(), ptr, n);
+        String::from_raw_parts(ptr, n, n)
     }
 }
 
@@ -485,6 +492,15 @@ pub trait ReadInPlace<'de> {
         let _ = index;
         None
     }
+
+    /// Member `index` when it is a [`Nested`] that `read_member` reads as
+    /// `map.next_value_seed(&mut nested)`: the fast path then reads an object's members straight
+    /// into it (`fast::nested`). `None` (the default) for every other member.
+    #[inline(always)]
+    fn nested(&mut self, index: u32) -> Option<&mut dyn crate::fast::NestedInPlace<'de>> {
+        let _ = index;
+        None
+    }
 }
 
 struct NameSeed<T>(PhantomData<T>);
@@ -561,12 +577,12 @@ pub fn read_members<'de, T: ReadInPlace<'de>, A: MapAccess<'de>>(target: &mut T,
 /// present with another value (`null` included) from an absent one ([`Nested::is_present`]).
 #[derive(Default)]
 pub struct Nested<T> {
-    state: NestedState,
-    value: T,
+    pub(crate) state: NestedState,
+    pub(crate) value: T,
 }
 
 #[derive(Default, Clone, Copy, PartialEq)]
-enum NestedState {
+pub(crate) enum NestedState {
     #[default]
     Absent,
     Object,

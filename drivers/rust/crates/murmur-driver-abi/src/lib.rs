@@ -6,6 +6,7 @@
 
 pub mod fast;
 pub mod json;
+pub mod json_text;
 pub mod lenient;
 pub mod small_alloc;
 pub mod types;
@@ -14,7 +15,7 @@ pub mod util;
 /// Small blocks from free lists, the rest from the standard allocator (see `small_alloc`).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: small_alloc::SmallBlocks<std::alloc::System> = small_alloc::SmallBlocks::new(std::alloc::System);
+pub(crate) static ALLOCATOR: small_alloc::SmallBlocks<std::alloc::System> = small_alloc::SmallBlocks::new(std::alloc::System);
 
 #[cfg(target_arch = "wasm32")]
 pub mod canon;
@@ -104,7 +105,9 @@ macro_rules! export_driver {
             pub unsafe extern "C" fn parse(lines: *mut u8, count: usize) -> *mut u8 {
                 canon::begin_call();
                 let lines = canon::lift_lines(lines, count);
-                canon::lower_event_list(driver().parse(&lines))
+                let events = driver().parse(&lines);
+                canon::free_lines(lines);
+                canon::lower_event_list(events)
             }
 
             #[export_name = "cabi_post_murmur:driver/process@0.6.0#parse"]

@@ -20,6 +20,21 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::cell::UnsafeCell;
 use std::ptr::null_mut;
 
+/// A block of `n > 0` bytes, align 1, from the global allocator — on wasm32 called directly, not
+/// through `std::alloc`'s two out-of-line calls per block (`canon` does the same) — or null.
+#[inline(always)]
+pub(crate) unsafe fn alloc_bytes(n: usize) -> *mut u8 {
+    let layout = Layout::from_size_align_unchecked(n, 1);
+    #[cfg(target_arch = "wasm32")]
+    {
+        crate::ALLOCATOR.alloc(layout)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::alloc::alloc(layout)
+    }
+}
+
 /// Size classes are multiples of this, which is also every block's alignment.
 const GRAIN: usize = 16;
 /// The largest block served from the free lists; larger ones go to the standard allocator.

@@ -233,6 +233,7 @@ pub enum Event {
 }
 
 impl Event {
+    #[inline]
     pub fn is_terminal(&self) -> bool {
         matches!(self, Event::TurnEnd(_) | Event::TurnFailed(_))
     }

@@ -21,7 +21,31 @@
 //! - description: size 76; launch-request: size 100; result<launch-plan,string>: size 56;
 //!   login-state: size 12. Each lowering function names its field offsets.
 
-use std::alloc::{alloc, alloc_zeroed, dealloc, realloc as grow, Layout};
+use std::alloc::{GlobalAlloc, Layout};
+
+// The global allocator called directly, not through `std::alloc`: there every block goes through
+// two calls that wasm32 keeps out of line (`__rust_alloc`, then `__rg_alloc`), and a short line
+// takes four allocations or frees here (its block from the host, freed after `parse`; its event's
+// string, freed by post-return). Same allocator, so any block may be freed either way.
+#[inline(always)]
+unsafe fn alloc(layout: Layout) -> *mut u8 {
+    crate::ALLOCATOR.alloc(layout)
+}
+
+#[inline(always)]
+unsafe fn alloc_zeroed(layout: Layout) -> *mut u8 {
+    crate::ALLOCATOR.alloc_zeroed(layout)
+}
+
+#[inline(always)]
+unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
+    crate::ALLOCATOR.dealloc(ptr, layout)
+}
+
+#[inline(always)]
+unsafe fn grow(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    crate::ALLOCATOR.realloc(ptr, layout, new_size)
+}
 
 pub(crate) static mut OUTBOUND: Vec<(usize, Layout)> = Vec::new();
 
@@ -61,6 +85,7 @@ unsafe fn free_all(list: &mut Vec<(usize, Layout)>) {
 
 /// `cabi_realloc`: the global allocator. A zero-size request gets an aligned pointer that is
 /// never dereferenced nor freed; a grow keeps the contents, as `realloc` does.
+#[inline(always)]
 pub unsafe fn realloc(old_ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
     let align = align.max(1);
     if new_size == 0 {
@@ -80,6 +105,7 @@ pub unsafe fn realloc(old_ptr: *mut u8, old_size: usize, align: usize, new_size:
     ptr
 }
 
+#[inline(always)]
 pub(crate) fn layout(size: usize, align: usize) -> Layout {
     match Layout::from_size_align(size, align) {
         Ok(layout) => layout,
@@ -91,6 +117,24 @@ pub(crate) fn layout(size: usize, align: usize) -> Layout {
 pub(crate) unsafe fn free_inbound(ptr: *const u8, size: usize, align: usize) {
     if size > 0 {
         dealloc(ptr as *mut u8, layout(size, align));
+    }
+}
+
+/// Frees `parse`'s lines once read: each string's block and the list's, directly (see `alloc`).
+pub unsafe fn free_lines(lines: Vec<String>) {
+    let mut lines = core::mem::ManuallyDrop::new(lines);
+    for line in lines.iter_mut() {
+        let line = core::mem::take(line);
+        if line.capacity() > 0 {
+            let mut bytes = core::mem::ManuallyDrop::new(line.into_bytes());
+            dealloc(bytes.as_mut_ptr(), layout(bytes.capacity(), 1));
+        }
+    }
+    if lines.capacity() > 0 {
+        match Layout::array::<String>(lines.capacity()) {
+            Ok(list) => dealloc(lines.as_mut_ptr() as *mut u8, list),
+            Err(_) => trap(),
+        }
     }
 }
 

@@ -14,14 +14,10 @@ macro_rules! bail {
 }
 
 /// The shaped requests (structs, tuples, enums) the fast path never serves: the driver's types ask
-/// for none, so any of them gives up.
+/// for none, so any of them gives up (a newtype struct is served only as `JsonText`).
 macro_rules! bail_shaped {
     () => {
         fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
-            Err(Bail)
-        }
-
-        fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
             Err(Bail)
         }
 
@@ -102,6 +98,18 @@ impl<'de, 'r> Deserializer<'de> for &'r mut Reader<'de> {
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Bail> {
         self.skip_value()?;
         visitor.visit_unit()
+    }
+
+    /// A `JsonText` member: its text when it is what serde_json would write for it, else read as
+    /// serde_json's `Deserializer` serves any newtype (the visitor then reads a `Value`).
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, Bail> {
+        if name != crate::json_text::TOKEN {
+            return Err(Bail);
+        }
+        match self.canonical_text() {
+            Some(text) => visitor.visit_borrowed_str(text),
+            None => visitor.visit_newtype_struct(self),
+        }
     }
 
     bail_shaped!();
@@ -212,6 +220,10 @@ impl<'de, 'a> Deserializer<'de> for Name<'a, 'de> {
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Bail> {
         self.r.skip_string()?;
         visitor.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Bail> {
+        Err(Bail)
     }
 
     bail_shaped!();

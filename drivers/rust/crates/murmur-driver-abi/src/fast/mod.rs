@@ -9,7 +9,8 @@
 //!
 //! It is only a fast path: it implements serde's `Deserializer` for what the drivers' types ask
 //! (`deserialize_any`, `deserialize_ignored_any`, and member names: enough for members read in
-//! place, `lenient`'s `Field`, `Obj` of a derived struct, `Arr`, `Member` and `Json`), making the
+//! place, `lenient`'s `Field`, `Obj` of a derived struct, `Arr`, `Member` and `Json`, and
+//! `JsonText`'s check of a value's text, `canonical`), making the
 //! same visitor calls `serde_json` makes, and it gives up ([`Bail`]) on anything it does not read exactly as
 //! `serde_json` does: a float or an integer of more than 18 digits that the driver reads, `-0`, a
 //! `\u` escape of a surrogate in a string the driver reads, nesting deeper than [`MAX_DEPTH`], and
@@ -24,6 +25,9 @@ use std::fmt;
 mod de_impl;
 use de_impl::Map;
 mod string;
+mod canonical;
+mod nested;
+pub use nested::NestedInPlace;
 #[cfg(test)]
 mod tests;
 
@@ -83,7 +87,7 @@ pub fn read_value<'de, T: serde::Deserialize<'de>>(text: &'de str) -> Result<T, 
 }
 
 /// The fast path's reader: `de_impl` makes it a serde `Deserializer`, `string` reads its strings.
-pub(crate) struct Reader<'de> {
+pub struct Reader<'de> {
     src: &'de str,
     pos: usize,
     /// Objects and arrays open at `pos`.
@@ -103,6 +107,17 @@ impl<'de> Reader<'de> {
             return Err(Bail);
         }
         self.pos += 1;
+        self.members_into(target)?;
+        self.end(b'}')?;
+        match self.peek_ws() {
+            None => Ok(()),
+            Some(_) => Err(Bail),
+        }
+    }
+
+    /// An object's members after its `{`, up to its `}` (not consumed), read into `target` as
+    /// [`Reader::object_line`] describes.
+    fn members_into<T: ReadInPlace<'de>>(&mut self, target: &mut T) -> Result<(), Bail> {
         let mut seen: u64 = 0;
         if self.peek_ws() != Some(b'}') {
             loop {
@@ -127,7 +142,18 @@ impl<'de> Reader<'de> {
                                 self.colon()?;
                                 *field = self.field()?;
                             }
-                            None => target.read_member(index, &mut Map { r: self, first: false })?,
+                            None => {
+                                let at = self.pos;
+                                self.colon()?;
+                                match target.nested(index) {
+                                    Some(nested) if self.peek_ws() == Some(b'{') => nested.read_object(self)?,
+                                    // Not an object: read through `read_member`, colon and all.
+                                    _ => {
+                                        self.pos = at;
+                                        target.read_member(index, &mut Map { r: self, first: false })?
+                                    }
+                                }
+                            }
                         }
                     }
                     None => {
@@ -141,11 +167,7 @@ impl<'de> Reader<'de> {
                 }
             }
         }
-        self.end(b'}')?;
-        match self.peek_ws() {
-            None => Ok(()),
-            Some(_) => Err(Bail),
-        }
+        Ok(())
     }
 
     /// The `:` after a member's name.
