@@ -97,6 +97,18 @@ class EgressProxyTest {
     return got.toString();
   }
 
+  /** {@link #config()} with at most {@code connections} open and this idle timeout. */
+  private static ContainmentConfig bounded(int connections, Duration idle) {
+    return new ContainmentConfig(
+        ContainmentConfig.Mode.REQUIRED,
+        config().bwrap(),
+        config().socat(),
+        connections,
+        16 * 1024,
+        idle,
+        Duration.ofSeconds(5));
+  }
+
   private static ContainmentConfig config() {
     return ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED);
   }
@@ -178,15 +190,7 @@ class EgressProxyTest {
 
   @Test
   void connectionsOverTheBoundGet503() throws IOException {
-    ContainmentConfig two =
-        new ContainmentConfig(
-            ContainmentConfig.Mode.REQUIRED,
-            config().bwrap(),
-            config().socat(),
-            2,
-            16 * 1024,
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(5));
+    ContainmentConfig two = bounded(2, Duration.ofSeconds(30));
     try (EgressProxy proxy = proxy(two);
         SocketChannel a = connect(proxy);
         SocketChannel b = connect(proxy)) {
@@ -210,15 +214,7 @@ class EgressProxyTest {
    */
   @Test
   void tunnelsWithinTheBoundAreEstablishedHoweverFastTheyComeAndGo() throws IOException {
-    ContainmentConfig two =
-        new ContainmentConfig(
-            ContainmentConfig.Mode.REQUIRED,
-            config().bwrap(),
-            config().socat(),
-            2,
-            16 * 1024,
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(5));
+    ContainmentConfig two = bounded(2, Duration.ofSeconds(30));
     String connect = "CONNECT 127.0.0.1:" + echo.getLocalPort() + " HTTP/1.1\r\n\r\n";
     try (EgressProxy proxy = proxy(two)) {
       for (int round = 0; round < 300; round++) {
@@ -242,15 +238,7 @@ class EgressProxyTest {
 
   @Test
   void anIdleConnectionIsClosed() throws IOException {
-    ContainmentConfig quick =
-        new ContainmentConfig(
-            ContainmentConfig.Mode.REQUIRED,
-            config().bwrap(),
-            config().socat(),
-            4,
-            16 * 1024,
-            Duration.ofMillis(400),
-            Duration.ofSeconds(5));
+    ContainmentConfig quick = bounded(4, Duration.ofMillis(400));
     try (EgressProxy proxy = proxy(quick);
         SocketChannel c = connect(proxy)) {
       send(c, "CONNECT 127.0.0.1:" + echo.getLocalPort() + " HTTP/1.1\r\n\r\n");
