@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.runtime.bridge.ToolCallEvent.CallStatus;
+import io.capsule.runtime.harness.contain.RunSandbox;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,6 +43,15 @@ final class CallRunner {
   private final ExecutionContext ec;
   private final ToolBridge.Listener listener;
 
+  /**
+   * Bound on a call's wait for the run's sandbox: the run passes it on as soon as the harness has
+   * spawned, so this only ends a wait on a run whose harness never started.
+   */
+  static final Duration SANDBOX_WAIT = Duration.ofSeconds(10);
+
+  /** Where calls run: a sandbox of the run, or empty for host processes (containment off). */
+  private final CompletableFuture<Optional<RunSandbox>> sandbox;
+
   private final AtomicBoolean ending = new AtomicBoolean();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong sequence = new AtomicLong();
@@ -51,6 +63,7 @@ final class CallRunner {
       ToolWorkspace workspace,
       boolean readOnlyMount,
       boolean asRoot,
+      boolean awaitsSandbox,
       Executor io,
       Scheduler scheduler,
       ExecutionContext ec,
@@ -60,10 +73,22 @@ final class CallRunner {
     this.workspace = workspace;
     this.readOnlyMount = readOnlyMount;
     this.asRoot = asRoot;
+    this.sandbox =
+        awaitsSandbox
+            ? new CompletableFuture<>()
+            : CompletableFuture.completedFuture(Optional.empty());
     this.io = io;
     this.scheduler = scheduler;
     this.ec = ec;
     this.listener = listener;
+  }
+
+  /**
+   * The run's sandbox, once the harness has spawned: every call from now on runs in a new sandbox
+   * of it (empty: the harness runs uncontained, and so do the tools). Only the first one counts.
+   */
+  void contain(Optional<RunSandbox> runSandbox) {
+    sandbox.complete(runSandbox);
   }
 
   void beginEnding() {
@@ -118,22 +143,63 @@ final class CallRunner {
                       + tool
                       + "' was not started")));
     }
-    List<String> argv =
-        ToolCommand.argv(
-            admitted.tool().binary(),
-            admitted.args(),
-            readOnlyMount ? Optional.of(workspace.workdir()) : Optional.empty(),
-            asRoot);
+    if (sandbox.isDone()) {
+      return start(call, admitted, sandbox.join(), connection);
+    }
+    // The harness has just spawned and the run has not passed its sandbox on yet: milliseconds.
+    return sandbox
+        .copy()
+        .orTimeout(SANDBOX_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+        .handle((sb, failure) -> failure == null ? sb : null)
+        .thenCompose(
+            sb -> {
+              if (sb == null) {
+                inFlight.decrementAndGet();
+                return CompletableFuture.completedFuture(
+                    notStarted(call, "the run's sandbox was not ready"));
+              }
+              return start(call, admitted, sb, connection);
+            });
+  }
+
+  /**
+   * Starts the admitted call: in a new sandbox of the run when {@code sb} is present (grants,
+   * read-only binds and egress exactly as the harness's), else as a host process.
+   */
+  private CompletionStage<ObjectNode> start(
+      Call call, CallGate.Admitted admitted, Optional<RunSandbox> sb, Connection connection) {
+    List<String> command = new ArrayList<>();
+    command.add(admitted.tool().binary().toString());
+    command.addAll(admitted.args());
     ToolProcess process;
     try {
       if (!Files.isExecutable(admitted.tool().binary())) {
         // setsid would start and then fail to exec it (exit 127): say what really happened
         throw new IOException(admitted.tool().binary() + " is no longer an executable file");
       }
+      List<String> argv;
+      Map<String, String> env;
+      if (sb.isPresent()) {
+        argv = sb.get().argv(command, workspace.env());
+        env = new java.util.HashMap<>(workspace.env());
+        env.putAll(sb.get().proxyEnv());
+      } else {
+        argv =
+            ToolCommand.argv(
+                admitted.tool().binary(),
+                admitted.args(),
+                readOnlyMount ? Optional.of(workspace.workdir()) : Optional.empty(),
+                asRoot);
+        env = workspace.env();
+      }
+      if (ending.get()) {
+        throw new IOException("the run is ending");
+      }
       process =
           ToolProcess.start(
               argv,
-              workspace,
+              workspace.workdir(),
+              env,
               admitted.stdin(),
               config.outputCapBytes(),
               config.callTimeout(),
@@ -142,15 +208,12 @@ final class CallRunner {
               ec);
     } catch (IOException e) {
       inFlight.decrementAndGet();
-      Diagnostic failed =
-          Diagnostic.of(Code.E_TOOL_009, "'" + tool + "' could not be started: " + e.getMessage());
-      ObjectNode result = McpProtocol.callResult(List.of(failed.render()), true);
-      finish(call, result, CallStatus.FAILED, Optional.empty(), Optional.of(failed));
-      return CompletableFuture.completedFuture(result);
+      return CompletableFuture.completedFuture(
+          notStarted(call, "'" + call.tool + "' could not be started: " + e.getMessage()));
     }
     CompletableFuture<ObjectNode> done = new CompletableFuture<>();
     running.put(process, done);
-    listener.onCall(new ToolCallEvent.Started(callId, rpcId, tool, inputBytes));
+    listener.onCall(new ToolCallEvent.Started(call.id, call.rpcId, call.tool, call.inputBytes));
     if (ending.get()) {
       // stop() raced with this call between the gate and registration: it must not outlive it
       process.kill(ToolProcess.End.STOPPED);
@@ -255,6 +318,14 @@ final class CallRunner {
             ? Optional.of(outcome.exitCode().getAsInt())
             : Optional.empty();
     finish(call, result, status, exit, diagnostic);
+    return result;
+  }
+
+  /** {@code E-TOOL-009}: the call's process did not start. */
+  private ObjectNode notStarted(Call call, String message) {
+    Diagnostic failed = Diagnostic.of(Code.E_TOOL_009, message);
+    ObjectNode result = McpProtocol.callResult(List.of(failed.render()), true);
+    finish(call, result, CallStatus.FAILED, Optional.empty(), Optional.of(failed));
     return result;
   }
 

@@ -4,6 +4,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.Bridge;
 import io.capsule.runtime.harness.ProcessGroup;
+import io.capsule.runtime.harness.contain.RunSandbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -142,6 +144,7 @@ public final class ToolBridge {
                       workspace,
                       rule == CallGate.ReadOnly.ENFORCED,
                       asRoot,
+                      workspace.awaitsSandbox(),
                       lateTolerant(pool),
                       system.scheduler(),
                       system.executionContext(),
@@ -210,6 +213,14 @@ public final class ToolBridge {
    */
   public void beginEnding() {
     calls.beginEnding();
+  }
+
+  /**
+   * Where calls run from now on: in a new sandbox of the run's when present, else as host
+   * processes. Calls that arrived before this wait for it (bounded). Only the first one counts.
+   */
+  public void contain(Optional<RunSandbox> sandbox) {
+    calls.contain(sandbox);
   }
 
   /**

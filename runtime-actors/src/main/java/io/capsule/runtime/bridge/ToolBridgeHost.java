@@ -5,8 +5,10 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.driver.api.Bridge;
 import io.capsule.runtime.core.Failures;
+import io.capsule.runtime.harness.contain.RunSandbox;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -52,6 +54,12 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
     INSTANCE
   }
 
+  /**
+   * The harness spawned: its calls run in this sandbox of the run (empty: uncontained). Sent once;
+   * kept until the bridge is bound.
+   */
+  public record Contain(Optional<RunSandbox> sandbox) implements Command {}
+
   private record Bound(ToolBridge bridge, Throwable failure) implements Command {}
 
   private enum Unbound implements Command {
@@ -92,6 +100,7 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
   private ToolBridge bridge;
   private boolean ending;
   private boolean stopping;
+  private Optional<RunSandbox> sandbox; // null until the run tells Contain
 
   /**
    * @param shellAllow the tools to offer: the capsule's {@code capabilities.shell.allow} after the
@@ -148,6 +157,7 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Bound.class, this::onBound)
+        .onMessage(Contain.class, this::onContain)
         .onMessageEquals(BeginEnding.INSTANCE, this::onBeginEnding)
         .onMessageEquals(Stop.INSTANCE, this::onStop)
         .onMessageEquals(Unbound.INSTANCE, Behaviors::stopped)
@@ -176,7 +186,20 @@ public final class ToolBridgeHost extends AbstractBehavior<ToolBridgeHost.Comman
     if (ending) {
       bridge.beginEnding();
     }
+    if (sandbox != null) {
+      bridge.contain(sandbox);
+    }
     run.tell(new Ready(bridge.toBridge()));
+    return this;
+  }
+
+  private Behavior<Command> onContain(Contain c) {
+    if (sandbox == null) {
+      sandbox = c.sandbox();
+      if (bridge != null) {
+        bridge.contain(sandbox);
+      }
+    }
     return this;
   }
 

@@ -83,7 +83,8 @@ final class ToolProcess {
    */
   static ToolProcess start(
       List<String> argv,
-      ToolWorkspace workspace,
+      java.nio.file.Path workdir,
+      java.util.Map<String, String> env,
       Optional<String> stdin,
       int outputCap,
       Duration callTimeout,
@@ -91,9 +92,9 @@ final class ToolProcess {
       Scheduler scheduler,
       ExecutionContext ec)
       throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(argv).directory(workspace.workdir().toFile());
+    ProcessBuilder pb = new ProcessBuilder(argv).directory(workdir.toFile());
     pb.environment().clear();
-    pb.environment().putAll(workspace.env());
+    pb.environment().putAll(env);
     if (stdin.isEmpty()) {
       pb.redirectInput(new File("/dev/null"));
     }

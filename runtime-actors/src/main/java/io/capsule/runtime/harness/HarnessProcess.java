@@ -6,6 +6,7 @@ import io.capsule.driver.api.InterruptMethod;
 import io.capsule.runtime.harness.contain.Containment;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.EgressProxy;
+import io.capsule.runtime.harness.contain.RunSandbox;
 import io.capsule.runtime.metrics.RuntimeMetrics;
 import java.util.List;
 import java.util.Objects;
@@ -160,8 +161,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
   /** How many refusals are told one by one before only every hundredth is. */
   public static final int REFUSALS_TOLD = 10;
 
-  /** The harness runs; its process group id equals its pid. */
-  public record Spawned(long pid, long pgid) implements Event {}
+  /**
+   * The harness runs; its process group id equals its pid. {@code sandbox} is the run's sandbox
+   * when contained: the run starts its bridged tools in it (docs/containment.md).
+   */
+  public record Spawned(long pid, long pgid, Optional<RunSandbox> sandbox) implements Event {}
 
   /** The harness could not be started ({@code E-RUN-007}); the actor stops. */
   public record SpawnFailed(Diagnostic diagnostic) implements Event {}
@@ -324,7 +328,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
             launch.args().size(),
             launch.env().keySet());
     stdin = new StdinPipe(process.getOutputStream(), io);
-    listener.tell(new Spawned(process.pid(), signals.pgid()));
+    listener.tell(new Spawned(process.pid(), signals.pgid(), started.sandbox()));
     pumps =
         HarnessPumps.start(
             process,

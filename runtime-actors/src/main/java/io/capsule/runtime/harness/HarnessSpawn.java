@@ -4,9 +4,8 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.runtime.harness.contain.Containment;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
-import io.capsule.runtime.harness.contain.EgressPolicy;
 import io.capsule.runtime.harness.contain.EgressProxy;
-import io.capsule.runtime.harness.contain.SandboxCommand;
+import io.capsule.runtime.harness.contain.RunSandbox;
 import io.capsule.runtime.harness.contain.SandboxLauncher;
 import java.io.Closeable;
 import java.io.IOException;
@@ -85,16 +84,16 @@ final class HarnessSpawn {
 
   /**
    * A started harness: its process (the group leader: {@code bwrap} when contained), the run's
-   * egress proxy when contained (to close when the harness is released), and the containment it
-   * got.
+   * sandbox when contained (its egress proxy; the run's tools start in it too; closed when the
+   * harness is released), and the containment it got.
    */
-  record Started(Process process, Optional<EgressProxy> proxy, Containment containment) {}
+  record Started(Process process, Optional<RunSandbox> sandbox, Containment containment) {}
 
   /**
    * Decides the containment (probing the sandbox, blocking) and starts the harness: uncontained as
-   * {@link #start(AppliedLaunch)}, or contained under {@link SandboxCommand} with its egress proxy
-   * started first. {@code required} without a working sandbox throws the {@code E-CAP-051} {@link
-   * io.capsule.config.diag.DiagnosticException}; other failures come as in {@link
+   * {@link #start(AppliedLaunch)}, or in the run's {@link RunSandbox}, opened first (its egress
+   * proxy listening). {@code required} without a working sandbox throws the {@code E-CAP-051}
+   * {@link io.capsule.config.diag.DiagnosticException}; other failures come as in {@link
    * #start(AppliedLaunch)}.
    */
   static Started start(
@@ -103,25 +102,31 @@ final class HarnessSpawn {
     if (!containment.contained()) {
       return new Started(start(launch), Optional.empty(), containment);
     }
-    EgressProxy proxy;
+    RunSandbox sandbox;
     try {
-      proxy = EgressProxy.start(new EgressPolicy(launch.grants().egress()), config, refusals);
+      sandbox =
+          RunSandbox.open(
+              config,
+              launch.grants(),
+              launch.workdir().toAbsolutePath(),
+              launch.filesDir(),
+              refusals);
     } catch (IOException e) {
       throw new CompletionException(new IOException("could not start the egress proxy", e));
     }
     try {
-      return new Started(startContained(launch, config, proxy), Optional.of(proxy), containment);
+      return new Started(startContained(launch, sandbox), Optional.of(sandbox), containment);
     } catch (IOException e) {
-      proxy.close();
+      sandbox.close();
       throw new CompletionException(e);
     } catch (RuntimeException e) {
-      proxy.close();
+      sandbox.close();
       throw e;
     }
   }
 
-  private static Process startContained(
-      AppliedLaunch launch, ContainmentConfig config, EgressProxy proxy) throws IOException {
+  private static Process startContained(AppliedLaunch launch, RunSandbox sandbox)
+      throws IOException {
     if (!Files.isExecutable(ProcessGroup.SETSID)) {
       throw new IOException("setsid(1) is missing at " + ProcessGroup.SETSID);
     }
@@ -133,22 +138,11 @@ final class HarnessSpawn {
     List<String> harness = new ArrayList<>(launch.args().size() + 1);
     harness.add(resolved.toString());
     harness.addAll(launch.args());
-    List<String> argv =
-        SandboxCommand.argv(
-            new SandboxCommand.Inputs(
-                ProcessGroup.SETSID,
-                config.bwrap(),
-                config.socat(),
-                launch.grants(),
-                workdir,
-                launch.filesDir(),
-                SandboxCommand.installation(resolved, resolved.toRealPath()),
-                proxy.socket(),
-                harness));
-    ProcessBuilder builder = new ProcessBuilder(argv).directory(workdir.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(sandbox.argv(harness, launch.env())).directory(workdir.toFile());
     builder.environment().clear();
     builder.environment().putAll(launch.env());
-    builder.environment().putAll(SandboxCommand.proxyEnv());
+    builder.environment().putAll(sandbox.proxyEnv());
     return SandboxLauncher.start(builder); // not this pool thread: see SandboxLauncher
   }
 
@@ -177,12 +171,12 @@ final class HarnessSpawn {
     }
   }
 
-  /** {@link #killAndClose(Process)}, then the egress proxy closed (its tunnels with it). */
+  /** {@link #killAndClose(Process)}, then the run's sandbox closed (its proxy's tunnels too). */
   static void killAndClose(Started started) {
     try {
       killAndClose(started.process());
     } finally {
-      started.proxy().ifPresent(EgressProxy::close);
+      started.sandbox().ifPresent(RunSandbox::close);
     }
   }
 

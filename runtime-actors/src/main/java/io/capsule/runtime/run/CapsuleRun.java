@@ -397,6 +397,9 @@ public final class CapsuleRun {
       return decide(new Ending.HarnessFailed(sf.diagnostic()));
     } else if (e instanceof HarnessProcess.Spawned sp) {
       RunLog.spawned(taskId, sp.pid());
+      if (bridgeHost != null) {
+        bridgeHost.tell(new ToolBridgeHost.Contain(sp.sandbox())); // its tools run in it too
+      }
     } else if (e instanceof HarnessProcess.ContainmentDecided c) {
       journal.trace(HarnessNotes.containment(c));
       c.warning().ifPresent(w -> journal.warn(w.code(), w.message()));

@@ -6,6 +6,7 @@ import io.capsule.runtime.bridge.ToolBridgeHost;
 import io.capsule.runtime.bridge.ToolWorkspace;
 import io.capsule.runtime.core.TraceRecord;
 import io.capsule.runtime.driver.ResolvedCapsule;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ final class RunBridge {
         new ToolWorkspace(
             workdir.toAbsolutePath(),
             RunDirs.grantedEnv(capsule, hostEnv),
-            capsule.manifest().capabilities().filesystem().readOnly()),
+            capsule.manifest().capabilities().filesystem().readOnly(),
+            limits.harness().containment().mode() != ContainmentConfig.Mode.OFF),
         offered,
         blocking,
         run);

@@ -46,7 +46,8 @@ class ToolProcessTest {
     ToolProcess tool =
         ToolProcess.start(
             argv,
-            new ToolWorkspace(workdir, Map.of("PATH", "/usr/bin:/bin"), false),
+            workdir,
+            Map.of("PATH", "/usr/bin:/bin"),
             Optional.empty(),
             4096,
             Duration.ofSeconds(30),

@@ -41,7 +41,7 @@ public final class SandboxCheck {
       List<String> argv =
           SandboxCommand.argv(
               new SandboxCommand.Inputs(
-                  Path.of("/usr/bin/setsid"),
+                  Installations.SETSID,
                   config.bwrap(),
                   config.socat(),
                   grants,
@@ -49,7 +49,8 @@ public final class SandboxCheck {
                   filesDir,
                   List.of(),
                   proxy.socket(),
-                  List.of("/bin/sh", "-c", client)));
+                  List.of("/bin/sh", "-c", client),
+                  Hardenings.forThisMachine()));
       Process p =
           new ProcessBuilder(argv).directory(workdir.toFile()).redirectErrorStream(true).start();
       try {

@@ -5,22 +5,31 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The command line that runs a harness under bubblewrap (pure; table-tested). Outside: {@code
- * setsid} (the group the runtime signals and kills), then {@code env --ignore-signal=INT}, so that
- * a SIGINT to the group does not kill bwrap itself (its death would kill the sandbox before the
- * harness could end its turn). Inside: a shell starts the egress forwarder on the sandbox's
- * loopback, waits until it listens, and execs {@code env --default-signal=INT} and the harness
- * exactly as the driver planned it.
+ * The command line that runs a harness or a tool under bubblewrap (pure; table-tested). Outside:
+ * {@code setsid} (the group the runtime signals and kills), then a short {@code /bin/sh} prelude
+ * that ignores SIGINT (so a SIGINT to the group does not kill bwrap itself, whose death would kill
+ * the sandbox before the harness could end its turn), moves itself into the run's cgroups (so every
+ * process of the sandbox is bounded from its first instruction), opens the syscall filter on fd 3
+ * and execs bubblewrap. Inside: a shell starts the egress forwarder on the sandbox's loopback,
+ * waits until it listens, and execs {@code env --default-signal=INT} and the command exactly as
+ * planned.
  *
- * <p>The sandbox: its own network (only {@code lo}), PID, IPC and UTS namespaces; {@code
- * --die-with-parent}; the root read-only; {@code /dev}, {@code /proc} fresh; {@code /tmp} and
- * {@code $HOME} empty tmpfs; then, shallowest first so a deeper bind is not hidden by a shallower
- * one, the harness's installation read-only (when under {@code $HOME} or {@code /tmp}), each
- * granted path with its access, the working and files directories (read-only with {@code
- * read_only}), the proxy's socket, and the capsule's folder read-only (when under {@code $HOME} or
- * {@code /tmp}, or under a writable bind; elsewhere the read-only root shows it as it is).
+ * <p>The sandbox (docs/containment.md): its own user, network (only {@code lo}), PID, IPC, UTS and
+ * cgroup namespaces; no capabilities, {@code no_new_privs}, no new user namespaces, the syscall
+ * filter; the sandbox's user is {@link Hardening#SANDBOX_USER}, never root; {@code
+ * --die-with-parent}; the sealed root of {@link SealedRoot}; {@code $HOME} an empty tmpfs; then,
+ * shallowest first so a deeper bind is not hidden by a shallower one, the command's installation
+ * read-only (where the system directories do not show it), each granted path with its access, the
+ * working and files directories (read-only with {@code read_only}), the proxy's socket, and the
+ * capsule's folder read-only.
+ *
+ * <p>Not {@code --new-session}: it would put the harness in a session of its own, out of the group
+ * the runtime interrupts with SIGINT. The harness has no controlling terminal anyway ({@code
+ * setsid}, pipes for stdio), and the filter refuses {@code TIOCSTI}, which is what the flag guards
+ * against.
  */
 public final class SandboxCommand {
 
@@ -39,19 +48,52 @@ public final class SandboxCommand {
   /** Exit status of the inside when the forwarder never listened. */
   public static final int FORWARDER_FAILED = 125;
 
+  /** Exit status of the outside prelude when it could not join a cgroup or open the filter. */
+  public static final int PRELUDE_FAILED = 123;
+
+  /** The fd bubblewrap reads the syscall filter from (opened by the prelude). */
+  static final int FILTER_FD = 3;
+
   private SandboxCommand() {}
 
-  /** One mount of the sandbox, in bwrap's terms. */
-  record Mount(String op, Path source, Path target) {
-    int depth() {
-      return target.getNameCount();
+  /**
+   * What is hardened beyond the namespaces, and the host it is built for.
+   *
+   * @param user the sandbox's uid and gid inside its user namespace; empty keeps the runner's (an
+   *     unprivileged runner is already unprivileged inside)
+   * @param seccompFilter the compiled filter bubblewrap applies ({@code --seccomp}); empty for none
+   *     (only where the filter cannot be built for this machine's architecture)
+   * @param cgroupProcs the {@code cgroup.procs} files of the run's cgroups, joined before bwrap
+   *     starts
+   * @param rlimitPrefix a command prefix that sets resource limits and execs the rest ({@code
+   *     prlimit … --}), or empty
+   * @param host the file system the sealed root is built from
+   */
+  public record Hardening(
+      Optional<SandboxUser> user,
+      Optional<Path> seccompFilter,
+      List<Path> cgroupProcs,
+      List<String> rlimitPrefix,
+      HostView host) {
+
+    /**
+     * Who every sandbox runs as inside its user namespace: {@code nobody}, a user that owns nothing
+     * there, whatever user the runner is (root included).
+     */
+    public static final SandboxUser SANDBOX_USER = new SandboxUser(65534, 65534);
+
+    public Hardening {
+      cgroupProcs = List.copyOf(cgroupProcs);
+      rlimitPrefix = List.copyOf(rlimitPrefix);
     }
 
-    /** A tmpfs is laid before the binds at the same depth (a bind on it must not be covered). */
-    int order() {
-      return op.equals("--tmpfs") ? 0 : 1;
+    public Hardening withCgroups(List<Path> procs, List<String> rlimits) {
+      return new Hardening(user, seccompFilter, procs, rlimits, host);
     }
   }
+
+  /** A uid and gid inside the sandbox's user namespace. */
+  public record SandboxUser(int uid, int gid) {}
 
   /** What the sandbox is built from. */
   public record Inputs(
@@ -63,40 +105,53 @@ public final class SandboxCommand {
       Path filesDir,
       List<Path> installation,
       Path proxySocket,
-      List<String> harnessCommand) {
+      List<String> harnessCommand,
+      Hardening hardening) {
     public Inputs {
       installation = List.copyOf(installation);
       harnessCommand = List.copyOf(harnessCommand);
+      java.util.Objects.requireNonNull(hardening, "hardening");
     }
   }
 
-  /** The whole argv, from {@code setsid} to the harness's last argument. */
+  /** The whole argv, from {@code setsid} to the command's last argument. */
   public static List<String> argv(Inputs in) {
+    Hardening h = in.hardening();
     List<String> cmd = new ArrayList<>();
     cmd.add(in.setsid().toString());
-    cmd.add(ENV.toString());
-    cmd.add("--ignore-signal=INT");
+    cmd.add(SH.toString());
+    cmd.add("-c");
+    cmd.add(PRELUDE);
+    cmd.add("capsule-prelude");
+    cmd.add(h.seccompFilter().map(Path::toString).orElse(""));
+    cmd.add(Integer.toString(h.cgroupProcs().size()));
+    h.cgroupProcs().forEach(p -> cmd.add(p.toString()));
+    cmd.addAll(h.rlimitPrefix());
     cmd.add(in.bwrap().toString());
+    cmd.add("--unshare-user");
+    h.user()
+        .ifPresent(
+            u ->
+                cmd.addAll(
+                    List.of(
+                        "--uid", Integer.toString(u.uid()), "--gid", Integer.toString(u.gid()))));
     cmd.addAll(
         List.of(
             "--unshare-net",
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",
-            "--die-with-parent",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc"));
+            "--unshare-cgroup-try",
+            "--disable-userns",
+            "--cap-drop",
+            "ALL",
+            "--die-with-parent"));
+    if (h.seccompFilter().isPresent()) {
+      cmd.add("--seccomp");
+      cmd.add(Integer.toString(FILTER_FD));
+    }
     for (Mount m : mounts(in)) {
-      cmd.add(m.op());
-      if (m.source() != null) {
-        cmd.add(m.source().toString());
-      }
-      cmd.add(m.target().toString());
+      m.appendTo(cmd);
     }
     cmd.add("--chdir");
     cmd.add(in.workdir().toString());
@@ -111,50 +166,77 @@ public final class SandboxCommand {
     return cmd;
   }
 
-  /** The mounts after the read-only root, shallowest first. */
+  /**
+   * The prelude outside the sandbox: {@code $1} the filter (or empty), {@code $2} how many cgroup
+   * files follow, then those, then the command. Ignored signals stay ignored across exec, so bwrap
+   * and everything outside the harness ignore SIGINT.
+   */
+  static final String PRELUDE =
+      "trap '' INT\n"
+          + "f=$1; n=$2; shift 2\n"
+          + "while [ \"$n\" -gt 0 ]; do\n"
+          + "  echo $$ > \"$1\" || { echo \"capsule: could not join the run's cgroup $1\" >&2; exit "
+          + PRELUDE_FAILED
+          + "; }\n"
+          + "  n=$((n-1)); shift\n"
+          + "done\n"
+          + "if [ -n \"$f\" ]; then\n"
+          + "  [ -r \"$f\" ] || { echo \"capsule: could not read the syscall filter $f\" >&2; exit "
+          + PRELUDE_FAILED
+          + "; }\n"
+          + "  exec "
+          + FILTER_FD
+          + "< \"$f\"\n"
+          + "fi\n"
+          + "exec \"$@\"\n";
+
+  /** The mounts of the sandbox, shallowest first. */
   static List<Mount> mounts(Inputs in) {
-    List<Mount> mounts = new ArrayList<>();
+    HostView host = in.hardening().host();
+    List<Mount> mounts = new ArrayList<>(SealedRoot.mounts(host));
     Path tmp = Path.of("/tmp");
-    mounts.add(new Mount("--tmpfs", null, tmp));
     Path home = in.grants().home();
     boolean hideHome = home.isAbsolute() && home.getNameCount() > 0;
     if (hideHome) {
-      mounts.add(new Mount("--tmpfs", null, home));
+      mounts.add(Mount.fresh("--tmpfs", home));
     }
     for (Path dir : in.installation()) {
-      if (dir.startsWith(tmp) || (hideHome && dir.startsWith(home))) {
-        mounts.add(new Mount("--ro-bind-try", dir, dir));
+      if (!SealedRoot.shows(dir, host) && !covers(dir, home) && !covers(dir, tmp)) {
+        mounts.add(Mount.bind("--ro-bind-try", dir));
       }
     }
     for (HarnessGrants.PathGrant g : in.grants().paths()) {
-      mounts.add(new Mount(g.writable() ? "--bind-try" : "--ro-bind-try", g.path(), g.path()));
+      mounts.add(Mount.bind(g.writable() ? "--bind-try" : "--ro-bind-try", g.path()));
     }
     String dirs = in.grants().readOnly() ? "--ro-bind" : "--bind";
-    mounts.add(new Mount(dirs, in.workdir(), in.workdir()));
-    mounts.add(new Mount(dirs, in.filesDir(), in.filesDir()));
+    mounts.add(Mount.bind(dirs, in.workdir()));
+    mounts.add(Mount.bind(dirs, in.filesDir()));
     mounts.add(new Mount("--bind", in.proxySocket(), Path.of(SOCKET_INSIDE)));
-    // Bound where the sandbox would hide it, or where a writable bind would make it writable;
-    // last, so that at its own depth it covers a grant or working directory naming the same
-    // folder: the capsule folder itself is never writable (deeper grants keep their access).
-    List<Mount> writable =
-        mounts.stream()
-            .filter(m -> m.op().equals("--bind") || m.op().equals("--bind-try"))
-            .toList();
+    // Last, so that at its own depth it covers a grant or working directory naming the same
+    // folder: the capsule folder itself is never writable (deeper grants keep their access). Never
+    // a folder holding $HOME or /tmp: that would show what they hide.
     in.grants()
         .capsuleDir()
-        .filter(
-            dir ->
-                hiddenBelow(dir, tmp)
-                    || (hideHome && hiddenBelow(dir, home))
-                    || writable.stream().anyMatch(m -> dir.startsWith(m.target())))
-        .ifPresent(dir -> mounts.add(new Mount("--ro-bind-try", dir, dir)));
+        .filter(dir -> !covers(dir, home) && !covers(dir, tmp))
+        .ifPresent(dir -> mounts.add(Mount.bind("--ro-bind-try", dir)));
     mounts.sort(Comparator.comparingInt(Mount::depth).thenComparingInt(Mount::order));
     return mounts;
   }
 
-  /** {@code dir} is strictly below {@code hidden} (an empty tmpfs inside), so it needs a bind. */
-  private static boolean hiddenBelow(Path dir, Path hidden) {
-    return dir.startsWith(hidden) && !dir.equals(hidden);
+  /**
+   * {@code dir} is {@code hidden} or a folder above it, or above a system directory: binding it
+   * would show what the sandbox hides (the root, {@code /home} for {@code $HOME}).
+   */
+  private static boolean covers(Path dir, Path hidden) {
+    if (hidden.startsWith(dir)) {
+      return true;
+    }
+    for (Path system : SealedRoot.SYSTEM_DIRS) {
+      if (system.startsWith(dir)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -50,27 +50,36 @@ public final class SandboxProbe {
   }
 
   private static Optional<String> trial(Path bwrap) {
+    List<String> argv = new java.util.ArrayList<>();
+    argv.add(SandboxCommand.ENV.toString());
+    argv.add("--ignore-signal=INT");
+    argv.add(bwrap.toString());
+    // The flags of every real sandbox (SandboxCommand): a bubblewrap or kernel that cannot give
+    // one of them fails here, not in the middle of a run.
+    SandboxCommand.SandboxUser u = SandboxCommand.Hardening.SANDBOX_USER;
+    argv.addAll(
+        List.of(
+            "--unshare-user",
+            "--uid",
+            Integer.toString(u.uid()),
+            "--gid",
+            Integer.toString(u.gid()),
+            "--unshare-net",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--disable-userns",
+            "--cap-drop",
+            "ALL",
+            "--die-with-parent"));
+    for (Mount m : SealedRoot.mounts(HostView.LIVE)) {
+      m.appendTo(argv);
+    }
+    argv.add("--");
+    argv.add("/bin/true");
     ProcessBuilder builder =
-        new ProcessBuilder(
-                SandboxCommand.ENV.toString(),
-                "--ignore-signal=INT",
-                bwrap.toString(),
-                "--unshare-net",
-                "--unshare-pid",
-                "--unshare-ipc",
-                "--unshare-uts",
-                "--die-with-parent",
-                "--ro-bind",
-                "/",
-                "/",
-                "--dev",
-                "/dev",
-                "--proc",
-                "/proc",
-                "--tmpfs",
-                "/tmp",
-                "--",
-                "/bin/true")
+        new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.PIPE);
     builder.environment().clear();

@@ -1,0 +1,114 @@
+package io.capsule.runtime.harness.contain;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One run's sandbox: what the harness and every bridged tool of the run are started in
+ * (docs/containment.md). It owns the run's egress proxy (the one way out of every sandbox of the
+ * run, so the allowlist, the connection bound and the refusal count are the run's, whoever
+ * connects) and the hardening the command lines get. Each {@link #argv} is a new bubblewrap sandbox
+ * with its own PID namespace over the same grants.
+ *
+ * <p>Threading: {@link #argv} and {@link #proxyEnv} may be called from any thread; {@link #close}
+ * is idempotent and may race with them: a command line asked for after the close fails with {@link
+ * IOException}, so no tool starts in a sandbox whose proxy is gone.
+ */
+public final class RunSandbox implements AutoCloseable {
+
+  private final ContainmentConfig config;
+  private final HarnessGrants grants;
+  private final Path workdir;
+  private final Path filesDir;
+  private final EgressProxy proxy;
+  private final SandboxCommand.Hardening hardening;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RunSandbox(
+      ContainmentConfig config,
+      HarnessGrants grants,
+      Path workdir,
+      Path filesDir,
+      EgressProxy proxy,
+      SandboxCommand.Hardening hardening) {
+    this.config = config;
+    this.grants = grants;
+    this.workdir = workdir;
+    this.filesDir = filesDir;
+    this.proxy = proxy;
+    this.hardening = hardening;
+  }
+
+  /**
+   * Starts the run's egress proxy with the grants' allowlist and prepares the hardening. Blocking
+   * (a socket bind, a small file): call off actor threads.
+   *
+   * @param refusals told of every connection the proxy refuses, from the proxy's threads
+   */
+  public static RunSandbox open(
+      ContainmentConfig config,
+      HarnessGrants grants,
+      Path workdir,
+      Path filesDir,
+      EgressProxy.Refusals refusals)
+      throws IOException {
+    Objects.requireNonNull(refusals, "refusals");
+    SandboxCommand.Hardening hardening = Hardenings.forThisMachine();
+    EgressProxy proxy = EgressProxy.start(new EgressPolicy(grants.egress()), config, refusals);
+    return new RunSandbox(
+        config, grants, workdir.toAbsolutePath(), filesDir.toAbsolutePath(), proxy, hardening);
+  }
+
+  /**
+   * The command line that runs {@code command} (an absolute binary, then its arguments) in a new
+   * sandbox of this run, its installation (and a script's interpreter's, found on {@code env}'s
+   * {@code PATH}) shown read-only. Reads the disk.
+   *
+   * @throws IOException when the sandbox is closed (the run is ending) or the binary is gone
+   */
+  public List<String> argv(List<String> command, Map<String, String> env) throws IOException {
+    if (closed.get()) {
+      throw new IOException("the run's sandbox is closed");
+    }
+    List<Path> installation = Installations.of(Path.of(command.get(0)), env);
+    return SandboxCommand.argv(
+        new SandboxCommand.Inputs(
+            Installations.SETSID,
+            config.bwrap(),
+            config.socat(),
+            grants,
+            workdir,
+            filesDir,
+            installation,
+            proxy.socket(),
+            command,
+            hardening));
+  }
+
+  /** The variables that point a program at the sandbox's forwarder of the run's proxy. */
+  public Map<String, String> proxyEnv() {
+    return SandboxCommand.proxyEnv();
+  }
+
+  /** The working directory every sandbox of the run starts in. */
+  public Path workdir() {
+    return workdir;
+  }
+
+  /** How many connections the run's proxy refused so far. */
+  public long refusedCount() {
+    return proxy.refusedCount();
+  }
+
+  /** Closes the proxy (its tunnels with it). Idempotent. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      proxy.close();
+    }
+  }
+}
