@@ -200,6 +200,7 @@ final class CallRunner {
               argv,
               workspace.workdir(),
               env,
+              sb.isPresent(),
               admitted.stdin(),
               config.outputCapBytes(),
               config.callTimeout(),

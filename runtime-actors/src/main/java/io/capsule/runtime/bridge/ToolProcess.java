@@ -1,6 +1,7 @@
 package io.capsule.runtime.bridge;
 
 import io.capsule.runtime.harness.ProcessGroup;
+import io.capsule.runtime.harness.contain.SandboxLauncher;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -76,8 +77,9 @@ final class ToolProcess {
   }
 
   /**
-   * Starts {@code argv} in {@code workdir} with exactly {@code env}, stdin fed from {@code stdin}
-   * (or {@code /dev/null}), and its group killed when {@code callTimeout} passes.
+   * Starts {@code argv} (a sandbox's when {@code sandboxed}) in {@code workdir} with exactly {@code
+   * env}, stdin fed from {@code stdin} (or {@code /dev/null}), and its group killed when {@code
+   * callTimeout} passes.
    *
    * @throws IOException when the process cannot be started
    */
@@ -85,6 +87,7 @@ final class ToolProcess {
       List<String> argv,
       java.nio.file.Path workdir,
       java.util.Map<String, String> env,
+      boolean sandboxed,
       Optional<String> stdin,
       int outputCap,
       Duration callTimeout,
@@ -98,7 +101,9 @@ final class ToolProcess {
     if (stdin.isEmpty()) {
       pb.redirectInput(new File("/dev/null"));
     }
-    Process process = pb.start();
+    // A sandbox dies with the thread that forked it (--die-with-parent): fork it from the one
+    // thread that lives as long as the JVM, never from this one, which may be a pool's.
+    Process process = sandboxed ? SandboxLauncher.start(pb) : pb.start();
     ToolProcess tool = new ToolProcess(process, io, outputCap, scheduler, ec, callTimeout);
     tool.run(stdin);
     return tool;

@@ -48,6 +48,7 @@ class ToolProcessTest {
             argv,
             workdir,
             Map.of("PATH", "/usr/bin:/bin"),
+            false,
             Optional.empty(),
             4096,
             Duration.ofSeconds(30),

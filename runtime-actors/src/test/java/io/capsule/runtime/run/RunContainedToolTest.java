@@ -1,0 +1,95 @@
+package io.capsule.runtime.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.capsule.config.manifest.Access;
+import io.capsule.config.manifest.Manifest;
+import io.capsule.driver.api.LaunchRequest;
+import io.capsule.runtime.CapsuleRef;
+import io.capsule.runtime.RunLimits;
+import io.capsule.runtime.RunRequest;
+import io.capsule.runtime.harness.contain.ContainmentConfig;
+import io.capsule.runtime.javadsl.EmbeddedRuntime;
+import io.capsule.runtime.javadsl.RunEvent;
+import io.capsule.runtime.javadsl.RunOutcome;
+import io.capsule.runtime.javadsl.RunStatus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A contained run's bridged tool runs in the run's sandbox, not on the host (docs/containment.md):
+ * the run hands the harness's sandbox to its bridge, and the call sees what the harness sees.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RunContainedToolTest {
+
+  private static final Duration MAX = Duration.ofSeconds(60);
+
+  private ActorTestKit kit;
+  private EmbeddedRuntime runtime;
+
+  @BeforeAll
+  void start(@TempDir Path workRoot) {
+    Assumptions.assumeTrue(
+        Files.isExecutable(BridgeDriver.CURL), "the fake harness calls the bridge with curl");
+    kit = ActorTestKit.create();
+    RunLimits limits = RunLimits.defaults(workRoot);
+    runtime =
+        EmbeddedRuntime.create(
+            kit.system(),
+            limits.withHarness(
+                limits
+                    .harness()
+                    .withContainment(ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED))),
+            EmbeddedRuntime.noFolderDrivers());
+  }
+
+  @AfterAll
+  void stop() {
+    if (kit != null) {
+      kit.shutdownTestKit();
+    }
+  }
+
+  @Test
+  void aContainedRunsToolRunsInItsSandboxAsNobodyWithoutTheHost() throws Exception {
+    Manifest m =
+        Manifest.builder("contained-tool", "0.1.0")
+            .builtinDriver("claude-code", "0.6.0")
+            .systemPrompt("You are a test.")
+            .envAllow("PATH")
+            .shellAllow("sh")
+            // the test harness script lives in the test classes, hidden like the rest of the host
+            .harnessPath(BridgeDriver.script().getParent().toString(), Access.READ)
+            .build();
+    ConcurrentLinkedQueue<LaunchRequest> launches = new ConcurrentLinkedQueue<>();
+    String probe =
+        "echo uid=$(id -u),var=$(test -e /var && echo visible || echo absent),"
+            + "caps=$(sed -n s/^CapEff:.//p /proc/self/status | tr -d [:space:])";
+    CapsuleRef ref =
+        runtime
+            .register(
+                "contained-tool", m, () -> new BridgeDriver(List.of("sh", "-c", probe), launches))
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    TestProbe<RunEvent> events = kit.createTestProbe();
+    runtime.start(RunRequest.of("task-contained-tool", ref, "go"), events.ref());
+    RunOutcome outcome = RunFixture.outcome(RunFixture.events(events, MAX));
+
+    assertEquals(RunStatus.DONE, outcome.status(), outcome.toString());
+    assertEquals(
+        "tool ok: uid=65534,var=absent,caps=0000000000000000", outcome.result().orElseThrow());
+  }
+}
