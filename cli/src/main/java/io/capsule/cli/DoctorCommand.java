@@ -178,7 +178,13 @@ final class DoctorCommand implements Callable<Integer> {
     grants.paths().forEach(p -> row("bind", p.path() + " (" + p.access().yaml() + ")"));
     grants.capsuleDir().ifPresent(d -> row("bind", d + " (read, the capsule folder)"));
     row("workdir", grants.readOnly() ? "read-only (filesystem.read_only)" : "writable");
-    row("hidden", home + " (except the binds above); /tmp is private; root is read-only");
+    row(
+        "sees",
+        "/usr, the lib and bin directories and a curated /etc, read-only; the binds above;"
+            + " a private /tmp, /dev and /proc (docs/containment.md)");
+    row("hidden", "the rest of the host: " + home + ", /run and its sockets, /var, /srv, /opt, …");
+    row("user", "nobody in its own user namespace: no capabilities, no new privileges");
+    row("tools", "each bridged tool runs in a sandbox of its own with the same grants and proxy");
     Path workdir = Files.createTempDirectory("capsule-doctor-sandbox-");
     try {
       Optional<String> problem = SandboxCheck.run(config, grants, workdir);

@@ -1,6 +1,8 @@
 package io.capsule.bench.contain;
 
+import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
+import io.capsule.runtime.harness.contain.RunSandbox;
 import io.capsule.runtime.harness.contain.SandboxCommand;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -8,7 +10,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,12 +29,15 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What containment costs at spawn (issue #13), beside the uncontained baseline in the same run: a
- * harness ({@code /bin/sh} printing one line) started and its first stdout line read, to its exit,
- * under {@code setsid} alone ({@code contained=false}) or in the sandbox the runtime builds ({@code
- * true}: bubblewrap with the run's mounts, the egress forwarder started and awaited, the run's
- * proxy already listening). Each operation checks the line and the exit and throws on a wrong one.
- * Needs {@code /usr/bin/bwrap} and {@code /usr/bin/socat}.
+ * What containment costs at spawn, beside the uncontained baseline in the same run: a harness
+ * ({@code /bin/sh} printing one line) started and its first stdout line read, to its exit, under
+ * {@code setsid} alone ({@code sandbox=none}), in the sandbox as it was before the sealed root
+ * ({@code namespaces}: bubblewrap's namespaces over a read-only bind of the whole host root, the
+ * egress forwarder started and awaited), and in the run's sandbox as the runtime builds it now
+ * ({@code sealed}: a user namespace as nobody, no capabilities, the sealed root, the syscall filter
+ * and the run's cgroups where the machine has them; docs/containment.md). Each operation checks the
+ * line and the exit and throws on a wrong one. Needs {@code /usr/bin/bwrap} and {@code
+ * /usr/bin/socat}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,41 +47,86 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class ContainSpawnBench {
 
-  @Param({"false", "true"})
-  public boolean contained;
+  @Param({"none", "namespaces", "sealed"})
+  public String sandbox;
 
-  private EgressRig rig;
+  private static final List<String> HARNESS = List.of("/bin/sh", "-c", "echo first-line");
+
+  private RunSandbox run;
   private Path workdir;
+  private List<String> argv;
 
   @Setup(Level.Trial)
-  public void setUp() throws IOException, InterruptedException {
-    rig = EgressRig.start();
+  public void setUp() throws IOException {
     workdir = Files.createTempDirectory("capsule-contain-bench-");
+    run =
+        RunSandbox.open(
+            ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED),
+            new HarnessGrants(List.of(), List.of(), false, Path.of("/root")),
+            workdir,
+            workdir,
+            (h, p, r, n) -> {});
+    argv =
+        switch (sandbox) {
+          case "none" -> List.of("/usr/bin/setsid", "/bin/sh", "-c", "echo first-line");
+          case "namespaces" -> namespacesOnly();
+          case "sealed" -> run.argv(HARNESS, Map.of("PATH", "/usr/bin:/bin"));
+          default -> throw new IllegalArgumentException(sandbox);
+        };
+  }
+
+  /** The sandbox before the sealed root, for the before/after ratio in one run. */
+  private List<String> namespacesOnly() {
+    List<String> cmd = new ArrayList<>();
+    cmd.addAll(
+        List.of(
+            "/usr/bin/setsid",
+            "/usr/bin/env",
+            "--ignore-signal=INT",
+            "/usr/bin/bwrap",
+            "--unshare-net",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--tmpfs",
+            "/root",
+            "--bind",
+            workdir.toString(),
+            workdir.toString(),
+            "--bind",
+            run.proxySocketPath().toString(),
+            SandboxCommand.SOCKET_INSIDE,
+            "--chdir",
+            workdir.toString(),
+            "--",
+            "/bin/sh",
+            "-c",
+            SandboxCommand.insideScript(Path.of("/usr/bin/socat"), List.of()),
+            "capsule-sandbox",
+            "/usr/bin/env",
+            "--default-signal=INT"));
+    cmd.addAll(HARNESS);
+    return cmd;
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
-    rig.close();
+    run.close();
     Files.deleteIfExists(workdir);
   }
 
   @Benchmark
   public String spawnToFirstLine() throws IOException, InterruptedException {
-    List<String> harness = List.of("/bin/sh", "-c", "echo first-line");
-    List<String> argv =
-        contained
-            ? SandboxCommand.argv(
-                new SandboxCommand.Inputs(
-                    Path.of("/usr/bin/setsid"),
-                    EgressRig.CONFIG.bwrap(),
-                    EgressRig.CONFIG.socat(),
-                    new HarnessGrants(List.of(), List.of(), false, Path.of("/root")),
-                    workdir,
-                    workdir,
-                    List.of(),
-                    rig.proxySocket(),
-                    harness))
-            : List.of("/usr/bin/setsid", "/bin/sh", "-c", "echo first-line");
     Process p = new ProcessBuilder(argv).directory(workdir.toFile()).start();
     p.getOutputStream().close();
     String line;

@@ -39,16 +39,25 @@
  * protocol error, never a crash. Only a {@code tools/call} without a string {@code name} is a
  * JSON-RPC error (-32602): it is not a call of anything.
  *
- * <h2>What {@code filesystem.read_only: true} guarantees, exactly</h2>
+ * <h2>Where a tool runs</h2>
  *
- * Without containers the bridge cannot sandbox a program, and it does not pretend to. The rule it
- * implements: <em>a tool runs only inside a private mount namespace in which the workdir is a
- * read-only bind mount of itself</em> ({@code unshare --mount}, with {@code --map-root-user} when
- * the JVM is not root; util-linux). Writes through the workdir path (creating, changing or removing
- * anything under it, by relative or absolute path) then fail with EROFS, for root too. The prelude
- * checks the mount really took effect before it {@code exec}s the tool; at start the bridge probes
- * it once, and if this host cannot do it (no {@code unshare}, user namespaces disabled) every call
- * is refused {@code E-TOOL-006}: fail closed, never a silent read-write run.
+ * When the run is contained, every call runs in a new sandbox of the run's ({@link
+ * io.capsule.runtime.harness.contain.RunSandbox}, docs/containment.md): the harness's grants,
+ * read-only binds, sealed root, user, filter and egress proxy, its own PID namespace. The run hands
+ * the sandbox to the bridge when the harness has spawned; a call that arrives first waits for it
+ * (bounded). Only when the run is not contained (containment {@code off}, or {@code auto} without a
+ * working sandbox) does a tool run as a host process, as below.
+ *
+ * <h2>What {@code filesystem.read_only: true} guarantees for an uncontained tool</h2>
+ *
+ * Contained, the sandbox binds the workdir read-only. Uncontained, the rule the bridge implements:
+ * <em>a tool runs only inside a private mount namespace in which the workdir is a read-only bind
+ * mount of itself</em> ({@code unshare --mount}, with {@code --map-root-user} when the JVM is not
+ * root; util-linux). Writes through the workdir path (creating, changing or removing anything under
+ * it, by relative or absolute path) then fail with EROFS, for root too. The prelude checks the
+ * mount really took effect before it {@code exec}s the tool; at start the bridge probes it once,
+ * and if this host cannot do it (no {@code unshare}, user namespaces disabled) every call is
+ * refused {@code E-TOOL-006}: fail closed, never a silent read-write run.
  *
  * <p>Not guaranteed: paths outside the workdir stay writable (home, {@code /tmp}), including
  * targets of symlinks inside the workdir that point out of it; a tool that holds {@code

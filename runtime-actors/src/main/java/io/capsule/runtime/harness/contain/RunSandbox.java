@@ -99,6 +99,11 @@ public final class RunSandbox implements AutoCloseable {
     return workdir;
   }
 
+  /** The run's egress proxy's socket on the host (bound into every sandbox of the run). */
+  public Path proxySocketPath() {
+    return proxy.socket();
+  }
+
   /** How many connections the run's proxy refused so far. */
   public long refusedCount() {
     return proxy.refusedCount();

@@ -247,7 +247,7 @@ public final class SandboxCommand {
    * (read from /proc/net/tcp: no tool beyond the shell is needed), then the harness in the shell's
    * place.
    */
-  static String insideScript(Path socat, List<Integer> loopbackPorts) {
+  public static String insideScript(Path socat, List<Integer> loopbackPorts) {
     StringBuilder script = new StringBuilder();
     script
         .append(socat)
