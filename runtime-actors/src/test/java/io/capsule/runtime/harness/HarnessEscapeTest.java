@@ -8,16 +8,23 @@ import io.capsule.driver.api.LaunchPlan;
 import io.capsule.runtime.escape.HostTargets;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
+import io.capsule.runtime.harness.contain.RunSandbox;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -68,4 +75,73 @@ class HarnessEscapeTest {
       launch.close();
     }
   }
+
+  /**
+   * The same sandbox started by a runner that is not root: the run's command line under {@code
+   * setpriv} as uid and gid 65534 with no supplementary groups and no capabilities, so bubblewrap
+   * makes its namespaces unprivileged (this machine kind allows unprivileged user namespaces).
+   */
+  @Test
+  void anUnprivilegedRunnersSandboxHoldsToo() throws Exception {
+    Path setpriv = Path.of("/usr/bin/setpriv");
+    Assumptions.assumeTrue(Files.isExecutable(setpriv), "util-linux's setpriv is not installed");
+    // Under /tmp, which the sandbox shows anyway (a private one, with this bound onto it).
+    Path work = Files.createTempDirectory("capsule-unprivileged-");
+    try (HostTargets host = new HostTargets()) {
+      Path files = Files.createDirectories(work.resolve("files"));
+      Path home = Files.createDirectories(work.resolve("home"));
+      Path script = HostTargets.installScript(work);
+      for (Path p : List.of(work, files, home, script)) {
+        Files.setAttribute(p, "unix:uid", NOBODY);
+        Files.setAttribute(p, "unix:gid", NOBODY);
+      }
+      try (RunSandbox sandbox =
+          RunSandbox.open(
+              ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED),
+              new HarnessGrants(List.of(), List.of(), false, home),
+              work,
+              files,
+              (h, p, r, n) -> {})) {
+        // The runner's own proxy socket: an unprivileged runner creates it as itself.
+        Path socket = sandbox.proxySocketPath();
+        Files.setPosixFilePermissions(
+            socket.getParent(), PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
+        List<String> command = new ArrayList<>();
+        command.add("/bin/sh");
+        command.add(script.toString());
+        command.addAll(host.args());
+        List<String> argv =
+            new ArrayList<>(
+                List.of(
+                    setpriv.toString(),
+                    "--reuid=" + NOBODY,
+                    "--regid=" + NOBODY,
+                    "--clear-groups",
+                    "--inh-caps=-all",
+                    "--bounding-set=-all",
+                    "--"));
+        argv.addAll(sandbox.argv(command, Map.of("PATH", "/usr/bin:/bin")));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(work.toFile());
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/bin:/bin");
+        pb.redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Process p = pb.start();
+        String out;
+        try (var in = p.getInputStream()) {
+          out = new String(in.readNBytes(1 << 20), StandardCharsets.UTF_8);
+        } finally {
+          if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+          }
+        }
+        host.assertAllHeld(out, HostTargets.ALWAYS);
+      }
+    } finally {
+      AppliedLaunch.deleteTree(work);
+    }
+  }
+
+  private static final int NOBODY = 65534;
 }
