@@ -1,5 +1,5 @@
 /*
- * Tries each call the seccomp filter rules on (docs/architecture.md, "Syscall filter") and prints
+ * Tries each call the seccomp filter rules on (docs/containment.md, "Syscall filter") and prints
  * one line per try: "<label> <errno>", 0 when the call succeeded. Compiled by SeccompKernelTest
  * at test time and run inside bubblewrap, with and without the filter.
  */

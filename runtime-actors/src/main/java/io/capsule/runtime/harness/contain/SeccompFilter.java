@@ -41,7 +41,7 @@ import java.util.Set;
  *       READ_IMPLIES_EXEC and the like).
  * </ol>
  *
- * See docs/architecture.md, "Syscall filter", for the reason of each rule.
+ * See docs/containment.md, "Syscall filter", for the reason of each rule.
  */
 public final class SeccompFilter {
 
