@@ -31,45 +31,43 @@ final class BpfAssembler {
   /** Bytes per {@code struct sock_filter}: u16 code, u8 jt, u8 jf, u32 k. */
   static final int INSN_BYTES = 8;
 
-  /** One instruction; {@code null} targets fall through to the next instruction. */
-  private record Insn(int code, String ifTrue, String ifFalse, int k) {}
+  /**
+   * One instruction; a jump goes to {@code target} when its test holds and on otherwise ({@code
+   * null}: not a jump).
+   */
+  private record Insn(int code, String target, int k) {}
 
   private final List<Insn> insns = new ArrayList<>();
   private final Map<String, Integer> labels = new HashMap<>();
 
   /** A = the 32-bit word at {@code offset} in {@code seccomp_data}. */
   BpfAssembler load(int offset) {
-    return add(new Insn(LD_W_ABS, null, null, offset));
+    return add(new Insn(LD_W_ABS, null, offset));
   }
 
   /** A = A & k. */
   BpfAssembler and(int k) {
-    return add(new Insn(ALU_AND_K, null, null, k));
+    return add(new Insn(ALU_AND_K, null, k));
   }
 
   /** Go to {@code target} when A == k, else on. */
   BpfAssembler jumpIfEqual(int k, String target) {
-    return add(new Insn(JEQ_K, target, null, k));
+    return add(new Insn(JEQ_K, target, k));
   }
 
   /** Go to {@code target} when A >= k (unsigned), else on. */
   BpfAssembler jumpIfAtLeast(int k, String target) {
-    return add(new Insn(JGE_K, target, null, k));
+    return add(new Insn(JGE_K, target, k));
   }
 
   /** Go to {@code target} when A has any bit of k set, else on. */
   BpfAssembler jumpIfAnySet(int k, String target) {
-    return add(new Insn(JSET_K, target, null, k));
-  }
-
-  /** Go on when A == k, else to {@code target}. */
-  BpfAssembler jumpUnlessEqual(int k, String target) {
-    return add(new Insn(JEQ_K, null, target, k));
+    return add(new Insn(JSET_K, target, k));
   }
 
   /** End the program with {@code action} (a {@code SECCOMP_RET_*} value). */
   BpfAssembler ret(int action) {
-    return add(new Insn(RET_K, null, null, action));
+    return add(new Insn(RET_K, null, action));
   }
 
   /** Name the next instruction. */
@@ -92,8 +90,8 @@ final class BpfAssembler {
     for (int pc = 0; pc < insns.size(); pc++) {
       Insn insn = insns.get(pc);
       out.putShort((short) insn.code());
-      out.put((byte) offset(pc, insn.ifTrue()));
-      out.put((byte) offset(pc, insn.ifFalse()));
+      out.put((byte) offset(pc, insn.target())); // jt
+      out.put((byte) 0); // jf: every test falls through when false
       out.putInt(insn.k());
     }
     return out.array();

@@ -268,7 +268,10 @@ public final class SeccompFilter {
 
   private static void privateDirectory(Path dir) throws IOException {
     try {
-      Files.createDirectories(dir.getParent() == null ? dir : dir.getParent());
+      Path parent = dir.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
       Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIR_MODE));
     } catch (FileAlreadyExistsException e) {
       // Checked below like any existing directory.
