@@ -45,6 +45,18 @@ check abstract-socket socat -T2 /dev/null "ABSTRACT-CONNECT:$abstract"
 absent dev-shm-shared "/dev/shm/$shmfile"
 check signal-host-process kill -0 "$hostpid"
 check tty-inject sh -c 'exec 3</dev/tty'
+# A netlink socket (ip talks to the kernel through one): refused by the syscall filter.
+if command -v ip >/dev/null 2>&1; then
+  check netlink-socket ip -o link show
+else
+  escaped netlink-socket "cannot be tried: no ip (iproute2) in the sandbox"
+fi
+# The filter is in place (mode 2: a filter).
+if [ "$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/self/status)" = 2 ]; then
+  held syscall-filter
+else
+  escaped syscall-filter "no seccomp filter"
+fi
 for p in /run /var /srv /mnt /media /opt /boot /sys /etc/shadow /etc/gshadow /etc/ssh /etc/sudoers; do
   absent "absent:$p" "$p"
 done

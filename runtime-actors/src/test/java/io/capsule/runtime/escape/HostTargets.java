@@ -53,6 +53,8 @@ public final class HostTargets implements AutoCloseable {
           "dev-shm-shared",
           "signal-host-process",
           "tty-inject",
+          "netlink-socket",
+          "syscall-filter",
           "absent:/run",
           "absent:/var",
           "absent:/srv",

@@ -9,6 +9,8 @@ import io.capsule.runtime.escape.HostTargets;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
 import io.capsule.runtime.harness.contain.RunSandbox;
+import io.capsule.runtime.harness.contain.SandboxCommand;
+import io.capsule.runtime.harness.contain.SeccompFilter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,13 +97,21 @@ class HarnessEscapeTest {
         Files.setAttribute(p, "unix:uid", NOBODY);
         Files.setAttribute(p, "unix:gid", NOBODY);
       }
+      // An unprivileged runner writes its own filter, where only it can replace it.
+      Path filterDir = work.resolve("seccomp");
+      Path filter = SeccompFilter.writeTo(filterDir, SeccompFilter.Arch.host().orElseThrow());
+      for (Path p : List.of(filterDir, filter)) {
+        Files.setAttribute(p, "unix:uid", NOBODY);
+        Files.setAttribute(p, "unix:gid", NOBODY);
+      }
       try (RunSandbox sandbox =
           RunSandbox.open(
               ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED),
               new HarnessGrants(List.of(), List.of(), false, home),
               work,
               files,
-              (h, p, r, n) -> {})) {
+              (h, p, r, n) -> {},
+              SandboxCommand.Hardening.forThisMachine().withSeccompFilter(Optional.of(filter)))) {
         // The runner's own proxy socket: an unprivileged runner creates it as itself.
         Path socket = sandbox.proxySocketPath();
         Files.setPosixFilePermissions(

@@ -56,8 +56,20 @@ public final class RunSandbox implements AutoCloseable {
       Path filesDir,
       EgressProxy.Refusals refusals)
       throws IOException {
+    return open(
+        config, grants, workdir, filesDir, refusals, SandboxCommand.Hardening.forThisMachine());
+  }
+
+  /** {@link #open} with the given hardening (another user's filter file, say). */
+  public static RunSandbox open(
+      ContainmentConfig config,
+      HarnessGrants grants,
+      Path workdir,
+      Path filesDir,
+      EgressProxy.Refusals refusals,
+      SandboxCommand.Hardening hardening)
+      throws IOException {
     Objects.requireNonNull(refusals, "refusals");
-    SandboxCommand.Hardening hardening = Hardenings.forThisMachine();
     EgressProxy proxy = EgressProxy.start(new EgressPolicy(grants.egress()), config, refusals);
     return new RunSandbox(
         config, grants, workdir.toAbsolutePath(), filesDir.toAbsolutePath(), proxy, hardening);

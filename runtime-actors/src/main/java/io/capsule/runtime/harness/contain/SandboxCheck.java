@@ -50,7 +50,7 @@ public final class SandboxCheck {
                   List.of(),
                   proxy.socket(),
                   List.of("/bin/sh", "-c", client),
-                  Hardenings.forThisMachine()));
+                  SandboxCommand.Hardening.forThisMachine()));
       Process p =
           new ProcessBuilder(argv).directory(workdir.toFile()).redirectErrorStream(true).start();
       try {

@@ -1,5 +1,7 @@
 package io.capsule.runtime.harness.contain;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -89,6 +91,49 @@ public final class SandboxCommand {
 
     public Hardening withCgroups(List<Path> procs, List<String> rlimits) {
       return new Hardening(user, seccompFilter, procs, rlimits, host);
+    }
+
+    public Hardening withSeccompFilter(Optional<Path> filter) {
+      return new Hardening(user, filter, cgroupProcs, rlimitPrefix, host);
+    }
+
+    /**
+     * This machine's: {@link #SANDBOX_USER}, the syscall filter of this machine's architecture
+     * (written once per JVM into {@link #FILTER_DIR}; none on an architecture the filter does not
+     * know, docs/containment.md), no cgroups yet, the live host. Blocking the first time (a small
+     * file): call off actor threads.
+     *
+     * @throws IOException when the filter cannot be written
+     */
+    public static Hardening forThisMachine() throws IOException {
+      return new Hardening(
+          Optional.of(SANDBOX_USER), Filter.path(), List.of(), List.of(), HostView.LIVE);
+    }
+
+    /**
+     * Where this JVM writes the filter: a {@code 0700} directory of the JVM user's under the temp
+     * directory, named by the user, so that only that user (who could change the runtime anyway)
+     * could replace it.
+     */
+    public static final Path FILTER_DIR =
+        Path.of(
+            System.getProperty("java.io.tmpdir"),
+            "capsule-seccomp-" + System.getProperty("user.name", "runtime"));
+  }
+
+  /** The filter file of this JVM, written on first use. */
+  private static final class Filter {
+    private static Optional<Path> written;
+
+    static synchronized Optional<Path> path() throws IOException {
+      if (written == null || (written.isPresent() && !Files.isRegularFile(written.get()))) {
+        Optional<SeccompFilter.Arch> arch = SeccompFilter.Arch.host();
+        written =
+            arch.isPresent()
+                ? Optional.of(SeccompFilter.writeTo(Hardening.FILTER_DIR, arch.get()))
+                : Optional.empty();
+      }
+      return written;
     }
   }
 
