@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -78,7 +77,6 @@ final class ProxyConnection {
   private final ExecutorService threads;
   private final Runnable onClose;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final AtomicInteger directionsDone = new AtomicInteger();
   private volatile long lastActivity = System.nanoTime();
   private volatile Socket upstream;
 
@@ -182,7 +180,12 @@ final class ProxyConnection {
     MessageReader response = fromUpstream;
     AtomicBoolean hostStoppedReading = new AtomicBoolean();
     OutputStream toHost = new ProxyIo.NotingFailure(host.getOutputStream(), hostStoppedReading);
-    toHost.write(f.head());
+    try {
+      toHost.write(f.head());
+    } catch (IOException e) {
+      refuse(502, "the connection to " + f.host() + ":" + f.port() + " broke: " + e.getMessage());
+      return false;
+    }
     AtomicReference<Stage> stage = new AtomicReference<>(Stage.NOTHING);
     Future<Outcome> relay = threads.submit(() -> relayResponse(f, response, stage));
     boolean bodySent = false;
@@ -348,48 +351,8 @@ final class ProxyConnection {
     OutputStream toHost = s.getOutputStream();
     toHost.write(early); // bytes the client sent right after the head
     toHost.flush();
-    InputStream fromHost = s.getInputStream();
-    threads.execute(() -> pumpToClient(fromHost));
-    pumpToHost(s, toHost);
+    new Tunnel(client, s, this::touch, this::close).run(threads);
     return true;
-  }
-
-  /** Client to host until EOF, then half-closes the host; an error closes both. */
-  private void pumpToHost(Socket host, OutputStream out) {
-    ByteBuffer chunk = ByteBuffer.allocate(16 * 1024);
-    try {
-      while (client.read(chunk) >= 0) {
-        touch();
-        out.write(chunk.array(), 0, chunk.position());
-        chunk.clear();
-      }
-      host.shutdownOutput();
-      directionDone();
-    } catch (IOException e) {
-      close();
-    }
-  }
-
-  /** Host to client until EOF, then half-closes the client; an error closes both. */
-  private void pumpToClient(InputStream in) {
-    byte[] chunk = new byte[16 * 1024];
-    try {
-      int n;
-      while ((n = in.read(chunk)) >= 0) {
-        touch();
-        ProxyIo.writeFully(client, chunk, 0, n);
-      }
-      client.shutdownOutput();
-      directionDone();
-    } catch (IOException e) {
-      close();
-    }
-  }
-
-  private void directionDone() {
-    if (directionsDone.incrementAndGet() == 2) {
-      close();
-    }
   }
 
   // --- the sockets ---

@@ -192,8 +192,9 @@ class EgressProxyTest {
   /**
    * Tunnels opened and closed in quick succession, never more than the bound at once: every one is
    * established, and released once both ends closed. (A CI run once saw a connection within the
-   * bound go unanswered in {@link #connectionsOverTheBoundGet503}; this churn has not reproduced it
-   * here, on a quiet or a loaded machine.)
+   * bound dropped in {@link #connectionsOverTheBoundGet503}: the proxy's one pool, sized to the
+   * bound and refusing over it, counted threads that had just finished a task, so in a burst a
+   * connection's second task could be refused and the connection closed. The pools now queue.)
    */
   @Test
   void tunnelsWithinTheBoundAreEstablishedHoweverFastTheyComeAndGo() throws IOException {
