@@ -10,6 +10,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -124,7 +125,7 @@ class EgressProxyHttpTest {
   }
 
   @Test
-  void aSecondRequestForAnotherGrantedHostGoesToThatHost() throws IOException {
+  void aSecondRequestForAnotherGrantedHostGoesToThatHost() throws Exception {
     a.then(RecordingHost.Reply.ok("from-a"));
     b.then(RecordingHost.Reply.ok("from-b"));
     try (SocketChannel c = client()) {
@@ -132,6 +133,7 @@ class EgressProxyHttpTest {
       assertTrue(readUntil(c, "from-a").contains("200 OK"));
       send(c, "GET http://localhost:" + b.port() + "/second HTTP/1.1\r\nHost: elsewhere\r\n\r\n");
       assertTrue(readUntil(c, "from-b").contains("200 OK"));
+      assertTrue(a.awaitEndedByProxy(Duration.ofSeconds(10)), "the first host's connection closed");
     }
     assertEquals(List.of(new RecordingHost.Received(1, originForm(a, "/first"), "")), a.received());
     assertEquals(

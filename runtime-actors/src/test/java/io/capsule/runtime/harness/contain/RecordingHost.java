@@ -46,6 +46,7 @@ final class RecordingHost implements AutoCloseable {
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
+  private final java.util.concurrent.Semaphore ended = new java.util.concurrent.Semaphore(0);
 
   RecordingHost() throws IOException {
     server = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
@@ -75,6 +76,11 @@ final class RecordingHost implements AutoCloseable {
   /** Connections the host accepted so far. */
   int connections() {
     return connections.get();
+  }
+
+  /** Whether a connection was closed by the proxy (an end of stream before a head) in time. */
+  boolean awaitEndedByProxy(java.time.Duration within) throws InterruptedException {
+    return ended.tryAcquire(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -107,6 +113,7 @@ final class RecordingHost implements AutoCloseable {
       while (true) {
         String head = readHead(in);
         if (head == null) {
+          ended.release();
           return;
         }
         Function<Received, Reply> next = script.poll();
