@@ -187,7 +187,7 @@ final class ProxyConnection {
       return false;
     }
     AtomicReference<Stage> stage = new AtomicReference<>(Stage.NOTHING);
-    Future<Outcome> relay = threads.submit(() -> relayResponse(f, response, stage));
+    Future<Outcome> relay = threads.submit(() -> relayResponse(f, host, response, stage));
     boolean bodySent = false;
     try {
       fromClient.copyBody(f.body(), toHost, config.headerCapBytes());
@@ -244,25 +244,27 @@ final class ProxyConnection {
   }
 
   /**
-   * Relays the response to {@code f} (interim ones first) to the client. On a failure before the
-   * final head went out the client gets a 502; after it, the connection just closes.
+   * Relays the response to {@code f} (interim ones first) from {@code host} to the client. On a
+   * failure the host's connection is closed (so the request side stops too), and the client gets a
+   * 502 if the final head had not gone out yet; after it, the connection just closes.
    */
   private Outcome relayResponse(
-      ProxyRequest.Forward f, MessageReader in, AtomicReference<Stage> stage) {
+      ProxyRequest.Forward f, Socket host, MessageReader in, AtomicReference<Stage> stage) {
     try {
       while (true) {
         MessageReader.Head head = in.readHead(RESPONSE_HEAD_CAP);
         if (head instanceof MessageReader.Head.End) {
-          return failed(stage, "the host closed the connection without a response");
+          return failed(host, stage, "the host closed the connection without a response");
         }
         if (head instanceof MessageReader.Head.TooLarge) {
-          return failed(stage, "the host's response head is over " + RESPONSE_HEAD_CAP + " bytes");
+          return failed(
+              host, stage, "the host's response head is over " + RESPONSE_HEAD_CAP + " bytes");
         }
         ProxyResponse r =
             ProxyResponse.parse(
                 ((MessageReader.Head.Read) head).bytes(), f.method(), f.keepAlive());
         if (r instanceof ProxyResponse.Bad bad) {
-          return failed(stage, bad.reason());
+          return failed(host, stage, bad.reason());
         }
         if (r instanceof ProxyResponse.Interim interim) {
           if (!claim(stage, Stage.INTERIM)) {
@@ -280,7 +282,7 @@ final class ProxyConnection {
         return new Outcome(last.closeClient(), last.upstreamReusable() && !in.hasBuffered());
       }
     } catch (IOException e) {
-      return failed(stage, "the host's response broke off: " + e.getMessage());
+      return failed(host, stage, "the host's response broke off: " + e.getMessage());
     }
   }
 
@@ -289,7 +291,8 @@ final class ProxyConnection {
     return stage.compareAndSet(Stage.NOTHING, next) || stage.compareAndSet(Stage.INTERIM, next);
   }
 
-  private Outcome failed(AtomicReference<Stage> stage, String reason) {
+  private Outcome failed(Socket host, AtomicReference<Stage> stage, String reason) {
+    ProxyIo.closeQuietly(host);
     if (claim(stage, Stage.FINAL)) {
       try {
         ProxyIo.answer(client, 502, reason);
