@@ -343,7 +343,7 @@ final class RealClaudeIT {
   }
 
   /** The request's tool named {@code mcp__<server>__<bare>}; the server name is the runtime's. */
-  private static String bridgeTool(JsonNode request, String bare) {
+  static String bridgeTool(JsonNode request, String bare) {
     return StreamSupport.stream(request.path("tools").spliterator(), false)
         .map(t -> t.path("name").asText())
         .filter(n -> n.startsWith("mcp__") && n.endsWith("__" + bare))

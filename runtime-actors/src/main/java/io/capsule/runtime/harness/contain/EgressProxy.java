@@ -1,55 +1,53 @@
 package io.capsule.runtime.harness.contain;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One run's egress proxy: an HTTP proxy on a Unix socket (bound into the sandbox, where a forwarder
- * on the sandbox's loopback reaches it), serving {@code CONNECT host:port} tunnels and
- * absolute-form plain-HTTP requests. Each {@code host:port} is checked against the run's {@link
- * EgressPolicy} before anything is resolved: a refused one gets a 403 with the reason and is
- * counted and reported (host and port only; a request body is never read). Granted names are
- * resolved here, since the sandbox has no DNS.
+ * One run's egress proxy: an HTTP/1.1 proxy on a Unix socket (bound into the sandbox, where a
+ * forwarder on the sandbox's loopback reaches it), serving {@code CONNECT host:port} tunnels and
+ * absolute-form plain-HTTP requests, each request of a persistent connection on its own ({@link
+ * ProxyConnection}). Each {@code host:port} is checked against the run's {@link EgressPolicy}
+ * before anything is resolved: a refused one gets a 403 with the reason and is counted and reported
+ * (host and port only; a request body is never read). Granted names are resolved here, since the
+ * sandbox has no DNS.
  *
  * <p>Bounded: at most {@code maxConnections} open (more get a 503), a request head of at most
  * {@code headerCapBytes} (more gets a 431), a connection idle in both directions (or a head
  * trickling in) for {@code idleTimeout} is closed, resolving and connecting take at most {@code
  * connectTimeout}.
  *
- * <p>Threads: blocking socket I/O on this proxy's own daemon threads (one acceptor, two per open
- * connection, one watchdog), never an actor's. {@link #close()} ends all of them, closes every
- * connection and removes the socket.
- *
- * <p>Over 400 lines because the acceptor, the per-connection relay and the watchdog share one set
- * of limits, counters and sockets; the decisions are already pure and table-tested apart ({@link
- * EgressPolicy}, {@code ProxyRequest}).
+ * <p>Threads: blocking socket I/O on this proxy's own daemon threads, never an actor's: one
+ * acceptor, at most two per open connection (its requests; its responses or a tunnel's other
+ * direction), at most {@code maxConnections} resolving names, one watchdog. The pools have as many
+ * threads as those bounds and queue instead of refusing: admission already bounds the tasks, and a
+ * thread that just finished a task still counts until it takes the next, so a pool sized to the
+ * bound that refused over it would drop a connection within the bound in a burst. {@link #close()}
+ * ends all of them, closes every connection and removes the socket.
  */
 public final class EgressProxy implements AutoCloseable {
 
@@ -58,9 +56,6 @@ public final class EgressProxy implements AutoCloseable {
     void refused(String host, int port, String reason, long refusedSoFar);
   }
 
-  private static final byte[] ESTABLISHED =
-      "HTTP/1.1 200 Connection established\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-
   private final ServerSocketChannel server;
   private final Path dir;
   private final Path socket;
@@ -68,8 +63,9 @@ public final class EgressProxy implements AutoCloseable {
   private final ContainmentConfig config;
   private final Refusals refusals;
   private final ThreadPoolExecutor threads;
+  private final ThreadPoolExecutor lookups;
   private final ScheduledExecutorService watchdog;
-  private final Set<Conn> open = ConcurrentHashMap.newKeySet();
+  private final Set<ProxyConnection> open = ConcurrentHashMap.newKeySet();
   private final AtomicLong refused = new AtomicLong();
   private volatile boolean closed;
 
@@ -86,15 +82,21 @@ public final class EgressProxy implements AutoCloseable {
     this.policy = policy;
     this.config = config;
     this.refusals = refusals;
-    this.threads =
-        new ThreadPoolExecutor(
-            1,
-            2 * config.maxConnections() + 2,
-            30,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            daemon("capsule-egress"));
+    this.threads = pool(2 * config.maxConnections() + 1, "capsule-egress");
+    this.lookups = pool(config.maxConnections(), "capsule-egress-lookup");
     this.watchdog = Executors.newSingleThreadScheduledExecutor(daemon("capsule-egress-watchdog"));
+  }
+
+  /**
+   * At most {@code size} threads, started on demand and ended after 30 s idle; tasks beyond them
+   * wait in the queue, which the callers bound (see the class comment).
+   */
+  private static ThreadPoolExecutor pool(int size, String name) {
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            size, size, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon(name));
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /**
@@ -147,8 +149,9 @@ public final class EgressProxy implements AutoCloseable {
     }
     closed = true;
     closeQuietly(server);
-    open.forEach(Conn::close);
+    open.forEach(ProxyConnection::close);
     threads.shutdownNow();
+    lookups.shutdownNow();
     watchdog.shutdownNow();
     deleteQuietly(socket);
     deleteQuietly(dir);
@@ -168,12 +171,13 @@ public final class EgressProxy implements AutoCloseable {
         answerAndClose(client, 503, "more than " + config.maxConnections() + " open connections");
         continue;
       }
-      Conn conn = new Conn(client);
-      open.add(conn);
+      ProxyConnection[] self = new ProxyConnection[1];
+      self[0] = new ProxyConnection(client, config, egress, threads, () -> open.remove(self[0]));
+      open.add(self[0]);
       try {
-        threads.execute(() -> serve(conn));
+        threads.execute(self[0]::serve);
       } catch (RejectedExecutionException e) {
-        conn.close();
+        self[0].close(); // only once closing
       }
     }
   }
@@ -181,119 +185,51 @@ public final class EgressProxy implements AutoCloseable {
   private void closeIdle() {
     long now = System.nanoTime();
     long idle = config.idleTimeout().toNanos();
-    for (Conn conn : open) {
-      if (now - conn.lastActivity > idle) {
+    for (ProxyConnection conn : open) {
+      if (conn.idleNanos(now) > idle) {
         conn.close();
       }
     }
   }
 
-  // --- one connection ---
-
-  private void serve(Conn conn) {
-    try {
-      ByteBuffer buffer = ByteBuffer.allocate(config.headerCapBytes());
-      int headEnd = readHead(conn, buffer);
-      if (headEnd < 0) {
-        if (headEnd == -2) {
-          refuse(conn, 431, "the request head is over " + config.headerCapBytes() + " bytes");
+  private final ProxyConnection.Egress egress =
+      new ProxyConnection.Egress() {
+        @Override
+        public Optional<String> refusal(String host, int port) {
+          Optional<String> refusal = policy.refusal(host, port);
+          refusal.ifPresent(
+              reason -> refusals.refused(host, port, reason, refused.incrementAndGet()));
+          return refusal;
         }
-        return;
-      }
-      byte[] head = Arrays.copyOf(buffer.array(), headEnd);
-      byte[] early = Arrays.copyOfRange(buffer.array(), headEnd, buffer.position());
-      ProxyRequest request = ProxyRequest.parse(head);
-      if (request instanceof ProxyRequest.Bad bad) {
-        refuse(conn, 400, bad.reason());
-        return;
-      }
-      String host = request instanceof ProxyRequest.Connect c ? c.host() : forward(request).host();
-      int port = request instanceof ProxyRequest.Connect c ? c.port() : forward(request).port();
-      Optional<String> refusal = policy.refusal(host, port);
-      if (refusal.isPresent()) {
-        long count = refused.incrementAndGet();
-        refusals.refused(host, port, refusal.get(), count);
-        refuse(conn, 403, refusal.get());
-        return;
-      }
-      Socket upstream;
-      try {
-        upstream = connect(host, port);
-      } catch (IOException e) {
-        refuse(conn, 502, "could not reach " + host + ":" + port + ": " + e.getMessage());
-        return;
-      }
-      conn.upstream = upstream;
-      if (closed) {
-        return;
-      }
-      OutputStream toUpstream = upstream.getOutputStream();
-      if (request instanceof ProxyRequest.Forward f) {
-        toUpstream.write(f.head());
-      } else {
-        writeFully(conn.client, ESTABLISHED, 0, ESTABLISHED.length);
-      }
-      toUpstream.write(early); // bytes the client sent right after the head
-      toUpstream.flush();
-      InputStream fromUpstream = upstream.getInputStream();
-      threads.execute(() -> pumpToClient(conn, fromUpstream));
-      pumpToUpstream(conn, toUpstream);
-    } catch (IOException | RejectedExecutionException e) {
-      conn.close();
-    } finally {
-      if (conn.upstream == null) {
-        conn.close();
-      }
-    }
-  }
 
-  private static ProxyRequest.Forward forward(ProxyRequest request) {
-    return (ProxyRequest.Forward) request;
-  }
+        @Override
+        public Socket connect(String host, int port) throws IOException {
+          return EgressProxy.this.connect(host, port);
+        }
+      };
 
   /**
-   * Reads until the blank line ending the head. Returns the head's length (the buffer holds it and
-   * any bytes read after it, up to its position), -1 at EOF or close, -2 when the cap is reached
-   * first.
+   * Resolves (an address literal in place, a name on the lookup pool: the resolver cannot be
+   * interrupted, so a stuck lookup holds a lookup thread, never a connection's) and connects, each
+   * within the connect timeout.
    */
-  private int readHead(Conn conn, ByteBuffer buffer) throws IOException {
-    int scanned = 0;
-    while (true) {
-      if (!buffer.hasRemaining()) {
-        return -2;
-      }
-      int n = conn.client.read(buffer);
-      if (n < 0) {
-        return -1;
-      }
-      conn.touch();
-      byte[] a = buffer.array();
-      for (int i = Math.max(0, scanned - 3); i < buffer.position(); i++) {
-        if (a[i] == '\n' && i >= 1 && a[i - 1] == '\n') {
-          return i + 1;
-        }
-        if (a[i] == '\n' && i >= 3 && a[i - 1] == '\r' && a[i - 2] == '\n' && a[i - 3] == '\r') {
-          return i + 1;
-        }
-      }
-      scanned = buffer.position();
-    }
-  }
-
   private Socket connect(String host, int port) throws IOException {
     long bound = config.connectTimeout().toMillis();
-    InetAddress address;
-    try {
-      address =
-          CompletableFuture.supplyAsync(() -> resolve(host), threads)
-              .get(bound, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IOException("resolving " + host + " took over " + bound + " ms");
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new IOException("could not resolve " + host, e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted");
+    InetAddress address = ipv4Literal(host);
+    if (address == null) {
+      Future<InetAddress> lookup = lookups.submit(() -> InetAddress.getByName(host));
+      try {
+        address = lookup.get(bound, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        lookup.cancel(true);
+        lookups.remove((Runnable) lookup);
+        throw new IOException("resolving " + host + " took over " + bound + " ms");
+      } catch (ExecutionException e) {
+        throw new IOException("could not resolve " + host, e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted");
+      }
     }
     Socket s = new Socket();
     try {
@@ -305,156 +241,29 @@ public final class EgressProxy implements AutoCloseable {
     return s;
   }
 
-  private static InetAddress resolve(String host) {
-    try {
-      return InetAddress.getByName(host);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+  /** {@code a.b.c.d} with each part 0-255 as an address (nothing to look up), else null. */
+  static InetAddress ipv4Literal(String host) throws IOException {
+    String[] parts = host.split("\\.", -1);
+    if (parts.length != 4) {
+      return null;
     }
-  }
-
-  /*
-   * The two directions use the client channel's read and write directly: a channel's own read and
-   * write may run at once on two threads, while Channels.newInputStream/newOutputStream of one
-   * blocking channel share its blocking lock, so a pending read would stall every write.
-   */
-
-  /** Client to upstream until EOF, then half-closes the upstream; an error closes both. */
-  private void pumpToUpstream(Conn conn, OutputStream out) {
-    ByteBuffer chunk = ByteBuffer.allocate(16 * 1024);
-    try {
-      while (conn.client.read(chunk) >= 0) {
-        conn.touch();
-        out.write(chunk.array(), 0, chunk.position());
-        out.flush();
-        chunk.clear();
+    byte[] bytes = new byte[4];
+    for (int i = 0; i < 4; i++) {
+      if (!parts[i].matches("[0-9]{1,3}") || Integer.parseInt(parts[i]) > 255) {
+        return null;
       }
-      conn.upstream.shutdownOutput();
-      conn.directionDone();
-    } catch (IOException e) {
-      conn.close();
+      bytes[i] = (byte) Integer.parseInt(parts[i]);
     }
-  }
-
-  /** Upstream to client until EOF, then half-closes the client; an error closes both. */
-  private void pumpToClient(Conn conn, InputStream in) {
-    byte[] chunk = new byte[16 * 1024];
-    try {
-      int n;
-      while ((n = in.read(chunk)) >= 0) {
-        conn.touch();
-        writeFully(conn.client, chunk, 0, n);
-      }
-      conn.client.shutdownOutput();
-      conn.directionDone();
-    } catch (IOException e) {
-      conn.close();
-    }
-  }
-
-  private static void writeFully(SocketChannel channel, byte[] bytes, int offset, int length)
-      throws IOException {
-    ByteBuffer out = ByteBuffer.wrap(bytes, offset, length);
-    while (out.hasRemaining()) {
-      channel.write(out);
-    }
-  }
-
-  /** How much of an unread request is drained after an error answer before closing. */
-  private static final int DRAIN_CAP = 64 * 1024;
-
-  /**
-   * Answers with an error, then drains (bounded by {@link #DRAIN_CAP} and the idle watchdog) what
-   * the client still sends: closing with unread bytes would reset the connection, and the client
-   * would see the reset instead of the answer.
-   */
-  private static void refuse(Conn conn, int status, String reason) throws IOException {
-    answer(conn.client, status, reason);
-    conn.client.shutdownOutput();
-    ByteBuffer sink = ByteBuffer.allocate(4096);
-    int drained = 0;
-    while (drained < DRAIN_CAP) {
-      sink.clear();
-      int n = conn.client.read(sink);
-      if (n < 0) {
-        break;
-      }
-      conn.touch();
-      drained += n;
-    }
+    return InetAddress.getByAddress(bytes);
   }
 
   private void answerAndClose(SocketChannel client, int status, String reason) {
     try {
-      answer(client, status, reason);
+      ProxyIo.answer(client, status, reason);
     } catch (IOException e) {
       // The client went away; nothing to tell it.
     }
     closeQuietly(client);
-  }
-
-  private static void answer(SocketChannel client, int status, String reason) throws IOException {
-    byte[] body = ("capsule egress proxy: " + reason + "\n").getBytes(StandardCharsets.UTF_8);
-    String head =
-        "HTTP/1.1 "
-            + status
-            + " "
-            + phrase(status)
-            + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
-            + body.length
-            + "\r\nConnection: close\r\n\r\n";
-    ByteBuffer out = ByteBuffer.allocate(head.length() + body.length);
-    out.put(head.getBytes(StandardCharsets.US_ASCII)).put(body).flip();
-    while (out.hasRemaining()) {
-      client.write(out);
-    }
-  }
-
-  static String phrase(int status) {
-    return switch (status) {
-      case 400 -> "Bad Request";
-      case 403 -> "Forbidden";
-      case 431 -> "Request Header Fields Too Large";
-      case 502 -> "Bad Gateway";
-      case 503 -> "Service Unavailable";
-      default -> "Error";
-    };
-  }
-
-  /** A client connection and, once connected, its upstream. */
-  private final class Conn {
-    final SocketChannel client;
-    volatile Socket upstream;
-    volatile long lastActivity = System.nanoTime();
-    private final AtomicInteger directionsDone = new AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicBoolean closedOnce =
-        new java.util.concurrent.atomic.AtomicBoolean();
-
-    Conn(SocketChannel client) {
-      this.client = client;
-    }
-
-    void touch() {
-      lastActivity = System.nanoTime();
-    }
-
-    void directionDone() {
-      if (directionsDone.incrementAndGet() == 2) {
-        close();
-      }
-    }
-
-    void close() {
-      if (!closedOnce.compareAndSet(false, true)) {
-        return;
-      }
-      open.remove(this);
-      closeQuietly(client);
-      Socket u = upstream;
-      if (u != null) {
-        closeQuietly(u);
-      }
-    }
   }
 
   private static ThreadFactory daemon(String name) {
@@ -467,11 +276,7 @@ public final class EgressProxy implements AutoCloseable {
   }
 
   private static void closeQuietly(AutoCloseable c) {
-    try {
-      c.close();
-    } catch (Exception e) {
-      // Already closed or broken: either way it is released.
-    }
+    ProxyIo.closeQuietly(c);
   }
 
   private static void deleteQuietly(Path p) {
