@@ -9,6 +9,7 @@ import io.capsule.config.settings.ResourceSettings.Mechanism;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -168,6 +169,18 @@ class CgroupModeTest {
         new CgroupMode.RlimitOnly(
             "no cgroup v2 hierarchy is mounted; no cgroup v1 memory and pids hierarchy"),
         mode);
+  }
+
+  @Test
+  void underRlimitsOnlyARunCgroupHoldsNothing() throws IOException {
+    RunCgroup none =
+        RunCgroup.create(
+            new CgroupMode.RlimitOnly("test"), "r", new ResourceLimits(1, 4, 1, 1, 64, List.of()));
+
+    assertEquals(List.of(), none.procsFiles());
+    assertEquals(Optional.empty(), none.breach());
+    none.close();
+    none.close();
   }
 
   @ParameterizedTest(name = "{0}")
