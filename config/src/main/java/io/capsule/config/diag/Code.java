@@ -44,7 +44,7 @@ public enum Code {
   W_CAP_054(
       "capabilities.resources asked for more than the operator's ceiling; the run gets the"
           + " ceiling",
-      "ask for at most capsule.harness.resources.<key>-max, or ask the operator to raise it"),
+      "ask for at most the ceiling the message names, or ask the operator to raise it"),
 
   // --- runs (docs/run-semantics.md §11) ---
   E_RUN_006(

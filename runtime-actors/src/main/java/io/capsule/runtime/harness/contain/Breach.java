@@ -5,8 +5,8 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.manifest.ByteSize;
 
 /**
- * A limit the run went past, as the kernel's own counters of the run's cgroup tell it (docs/
- * settings.md "How a run is bounded"). Ends the run with its code.
+ * A limit the run went past, as the kernel's own counters of the run's cgroup tell it
+ * (docs/settings.md "How a run is bounded"). Ends the run with its code.
  */
 public enum Breach {
   /** The kernel's OOM killer killed a process of the run: E-RUN-047. */
