@@ -42,6 +42,13 @@ public final class RunCgroup implements AutoCloseable {
   /** Pause between passes while processes exit (the kernel needs them reaped to rmdir). */
   private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+  /**
+   * What the launch's shell exits with when it cannot enter the run's cgroup: the run must never
+   * start outside it. 125, as {@code env} and {@code chroot} use for "the wrapper itself failed",
+   * so it is not mistaken for the harness's own exit.
+   */
+  public static final int ENTER_FAILED_EXIT = 125;
+
   private static final AtomicLong SEQ = new AtomicLong();
 
   private final CgroupMode mode;
@@ -162,6 +169,23 @@ public final class RunCgroup implements AutoCloseable {
   /** The files the launch prelude writes its pid into ({@code echo $$ > F}), one per hierarchy. */
   public List<Path> procsFiles() {
     return dirs.stream().map(d -> d.resolve("cgroup.procs")).toList();
+  }
+
+  /**
+   * The start of the launch's {@code /bin/sh -c} script: moves the shell into each of {@link
+   * #procsFiles()} and exits {@link #ENTER_FAILED_EXIT} if any write fails; append {@code exec
+   * prlimit … -- bwrap …}. Empty under rlimits only.
+   */
+  public String shellPrelude() {
+    StringBuilder sh = new StringBuilder();
+    for (Path f : procsFiles()) {
+      sh.append("echo $$ > '")
+          .append(f.toString().replace("'", "'\\''"))
+          .append("' || exit ")
+          .append(ENTER_FAILED_EXIT)
+          .append("; ");
+    }
+    return sh.toString();
   }
 
   /** The run's cgroup directories (empty under rlimits only). */

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -187,6 +186,24 @@ class RunCgroupTest {
     }
   }
 
+  @Test
+  void aLaunchThatCannotEnterItsCgroupDoesNotStart() throws Exception {
+    RunCgroup cg = create("gone");
+    String prelude = cg.shellPrelude();
+    cg.close();
+
+    Process p =
+        new ProcessBuilder("/bin/sh", "-c", prelude + "echo started")
+            .redirectErrorStream(true)
+            .start();
+    processes.add(p);
+
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(RunCgroup.ENTER_FAILED_EXIT, p.exitValue());
+    assertFalse(
+        new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).contains("started"));
+  }
+
   private RunCgroup create(String runId) throws IOException {
     RunCgroup cg = RunCgroup.create(mode, runId, LIMITS);
     cgroups.add(cg);
@@ -195,10 +212,8 @@ class RunCgroupTest {
 
   /** The launch prelude: enter every hierarchy, then the rest. */
   private Process run(RunCgroup cg, String then) throws IOException {
-    String prelude =
-        cg.procsFiles().stream().map(f -> "echo $$ > " + f).collect(Collectors.joining("; "));
     Process p =
-        new ProcessBuilder("/bin/sh", "-c", prelude + "; " + then)
+        new ProcessBuilder("/bin/sh", "-c", cg.shellPrelude() + then)
             .redirectErrorStream(true)
             .start();
     processes.add(p);
