@@ -67,11 +67,12 @@ public sealed interface CgroupMode {
 
     @Override
     public String describe() {
+      Map<String, Path> sorted = new TreeMap<>(parents);
       List<String> dirs = new ArrayList<>();
-      new TreeMap<>(parents).forEach((c, p) -> dirs.add(p.resolve(RunCgroup.SUBTREE).toString()));
+      sorted.values().forEach(p -> dirs.add(p.resolve(RunCgroup.SUBTREE).toString()));
       return "cgroup v1: "
-          + String.join(", ", new TreeMap<>(parents).keySet())
-          + (parents.containsKey("cpu") ? "" : " (cpu is not writable: CPU is not bounded)")
+          + String.join(", ", sorted.keySet())
+          + (sorted.containsKey("cpu") ? "" : " (cpu is not writable: CPU is not bounded)")
           + " in "
           + String.join(", ", dirs)
           + (whyNotV2.isEmpty() ? "" : " (" + whyNotV2 + ")");
@@ -94,7 +95,7 @@ public sealed interface CgroupMode {
       return Optional.of(
           Diagnostic.of(
               Code.W_CAP_053,
-              "the run's memory, processes and CPU are bounded by rlimits only: " + why));
+              "no cgroup bounds the run's memory, processes and CPU here, only rlimits: " + why));
     }
   }
 

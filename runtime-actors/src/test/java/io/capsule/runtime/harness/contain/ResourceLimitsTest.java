@@ -1,6 +1,7 @@
 package io.capsule.runtime.harness.contain;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
@@ -69,6 +70,27 @@ class ResourceLimitsTest {
   @CsvSource({"1.5, 150000", "0.5, 50000", "0.01, 1000", "0.004, 1000", "8, 800000"})
   void theCpuShareBecomesACfsQuota(double cores, long quota) {
     assertEquals(quota, new ResourceLimits(1, 1, cores, 1, 1, List.of()).cpuQuotaMicros());
+  }
+
+  @Test
+  void aBreachEndsTheRunWithItsCodeTheLimitAndTheKeyToRaise() {
+    ResourceLimits limits = new ResourceLimits(64L << 20, 32, 1, 1L << 20, 64, List.of());
+
+    Diagnostic memory = Breach.MEMORY.diagnostic(limits);
+    assertEquals(Code.E_RUN_047, memory.code());
+    assertEquals(
+        "the run passed its memory limit of 64MiB and the kernel killed a process of it (out of"
+            + " memory)",
+        memory.message());
+    assertEquals("capabilities.resources.memory", memory.details().get("limit"));
+
+    Diagnostic processes = Breach.PROCESSES.diagnostic(limits);
+    assertEquals(Code.E_RUN_048, processes.code());
+    assertEquals(
+        "the run passed its limit of 32 processes and threads: a fork was refused",
+        processes.message());
+    assertEquals("capabilities.resources.processes", processes.details().get("limit"));
+    assertTrue(processes.hint().contains("capsule.harness.resources.processes-max"));
   }
 
   /** {@code memory,processes,cpu,file_size,open_files}, {@code -} for unstated. */
