@@ -178,6 +178,7 @@ class DocsCoverageTest {
           harness: {paths: [{path: /tmp, zz_probe: 1}], zz_probe: 1}
           shell: {zz_probe: 1}
           filesystem: {zz_probe: 1}
+          resources: {zz_probe: 1}
         lifecycle: {zz_probe: 1}
         """;
     List<Diagnostic> errors;
@@ -200,7 +201,7 @@ class DocsCoverageTest {
         keys.add(at + key);
       }
     }
-    assertEquals(12, sections, "one unknown-key refusal per probed mapping: " + errors);
+    assertEquals(13, sections, "one unknown-key refusal per probed mapping: " + errors);
     return keys;
   }
 

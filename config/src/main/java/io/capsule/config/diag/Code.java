@@ -37,6 +37,14 @@ public enum Code {
   W_CAP_052(
       "the contained harness asked for a host:port that capabilities.network.allow does not grant; the egress proxy answered 403",
       "add the host:port to capabilities.network.allow if the harness really needs it"),
+  W_CAP_053(
+      "no cgroup bounds the run's memory, processes and CPU on this host; only rlimits hold",
+      "run as root with writable cgroup v1 controllers or delegate cgroup v2 memory and pids"
+          + " (systemd Delegate=yes); capsule doctor says what is missing"),
+  W_CAP_054(
+      "capabilities.resources asked for more than the operator's ceiling; the run gets the"
+          + " ceiling",
+      "ask for at most the ceiling the message names, or ask the operator to raise it"),
 
   // --- runs (docs/run-semantics.md §11) ---
   E_RUN_006(
@@ -95,6 +103,14 @@ public enum Code {
       "the harness did not exit within 30 s of being killed; the run reported without its exit",
       "check the runner's io dispatcher and for processes stuck in the kernel (state D); its"
           + " process group is killed as soon as the spawn returns"),
+  E_RUN_047(
+      "the run passed its memory limit: the kernel killed a process of the run (out of memory)",
+      "raise capabilities.resources.memory, within the operator's ceiling"
+          + " capsule.harness.resources.memory-max, or make the harness or its tools use less"),
+  E_RUN_048(
+      "the run passed its process limit: a fork or thread creation was refused",
+      "raise capabilities.resources.processes, within the operator's ceiling"
+          + " capsule.harness.resources.processes-max, or find what spawns without bound"),
   // --- runs sharded in an embedding application's Pekko Cluster (CapsuleSharding) ---
   E_CLU_001(
       "the cluster node hosting the run left or died; its harness died with it",

@@ -5,6 +5,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -16,7 +19,8 @@ public record Capabilities(
     Capabilities.Network network,
     Capabilities.Harness harness,
     Capabilities.Shell shell,
-    Capabilities.Filesystem filesystem) {
+    Capabilities.Filesystem filesystem,
+    Capabilities.Resources resources) {
 
   /** Grants nothing. */
   public static final Capabilities NONE =
@@ -25,7 +29,8 @@ public record Capabilities(
           new Network(List.of()),
           new Harness(List.of()),
           new Shell(List.of()),
-          new Filesystem(false));
+          new Filesystem(false),
+          Resources.UNSTATED);
 
   public Capabilities {
     Objects.requireNonNull(env, "env");
@@ -33,6 +38,13 @@ public record Capabilities(
     Objects.requireNonNull(harness, "harness");
     Objects.requireNonNull(shell, "shell");
     Objects.requireNonNull(filesystem, "filesystem");
+    Objects.requireNonNull(resources, "resources");
+  }
+
+  /** Capabilities that state no {@code resources}: the operator's defaults apply. */
+  public Capabilities(
+      Env env, Network network, Harness harness, Shell shell, Filesystem filesystem) {
+    this(env, network, harness, shell, filesystem, Resources.UNSTATED);
   }
 
   /**
@@ -108,4 +120,40 @@ public record Capabilities(
 
   /** {@code capabilities.filesystem}: whether bridged tools may write the workdir. */
   public record Filesystem(boolean readOnly) {}
+
+  /**
+   * {@code capabilities.resources}: what the run may use (docs/manifest.md
+   * "capabilities.resources"). Each is what the author asks for; an empty one means the operator's
+   * default ({@code capsule.harness.resources}), and the operator's ceiling caps every one.
+   *
+   * @param memoryBytes memory of the whole run (the harness and every process it starts)
+   * @param processes tasks (processes and threads) alive at once in the run
+   * @param cpuCores CPU time as a number of cores ({@code 1.5} = one and a half)
+   * @param fileSizeBytes the largest file a process of the run may write
+   * @param openFiles open file descriptors per process
+   */
+  public record Resources(
+      OptionalLong memoryBytes,
+      OptionalInt processes,
+      OptionalDouble cpuCores,
+      OptionalLong fileSizeBytes,
+      OptionalInt openFiles) {
+
+    /** Nothing asked: every limit is the operator's default. */
+    public static final Resources UNSTATED =
+        new Resources(
+            OptionalLong.empty(),
+            OptionalInt.empty(),
+            OptionalDouble.empty(),
+            OptionalLong.empty(),
+            OptionalInt.empty());
+
+    public Resources {
+      Objects.requireNonNull(memoryBytes, "memoryBytes");
+      Objects.requireNonNull(processes, "processes");
+      Objects.requireNonNull(cpuCores, "cpuCores");
+      Objects.requireNonNull(fileSizeBytes, "fileSizeBytes");
+      Objects.requireNonNull(openFiles, "openFiles");
+    }
+  }
 }

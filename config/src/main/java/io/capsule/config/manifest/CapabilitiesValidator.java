@@ -21,7 +21,7 @@ final class CapabilitiesValidator {
   private static final Pattern BINARY = Pattern.compile("[A-Za-z0-9_+][A-Za-z0-9._+-]*");
 
   private static final Set<String> CAPABILITY_KEYS =
-      Set.of("env", "network", "harness", "shell", "filesystem");
+      Set.of("env", "network", "harness", "shell", "filesystem", "resources");
 
   private final Problems problems;
 
@@ -50,7 +50,10 @@ final class CapabilitiesValidator {
             .orElse(Capabilities.NONE.shell()),
         caps.section("filesystem", false, Set.of("read_only"))
             .map(f -> new Capabilities.Filesystem(f.bool("read_only").orElse(false)))
-            .orElse(Capabilities.NONE.filesystem()));
+            .orElse(Capabilities.NONE.filesystem()),
+        caps.section("resources", false, ResourcesValidator.KEYS)
+            .map(new ResourcesValidator(problems)::resources)
+            .orElse(Capabilities.Resources.UNSTATED));
   }
 
   private Capabilities.Env env(Section env) {

@@ -154,6 +154,36 @@ public final class ManifestBuilder {
     return this;
   }
 
+  /** {@code capabilities.resources.memory}, a size like {@code 512MiB}. */
+  public ManifestBuilder memoryLimit(String size) {
+    capability("resources").put("memory", size);
+    return this;
+  }
+
+  /** {@code capabilities.resources.processes}. */
+  public ManifestBuilder processLimit(int processes) {
+    capability("resources").put("processes", processes);
+    return this;
+  }
+
+  /** {@code capabilities.resources.cpu}, in cores. */
+  public ManifestBuilder cpuLimit(double cores) {
+    capability("resources").put("cpu", cores);
+    return this;
+  }
+
+  /** {@code capabilities.resources.file_size}, a size like {@code 1GiB}. */
+  public ManifestBuilder fileSizeLimit(String size) {
+    capability("resources").put("file_size", size);
+    return this;
+  }
+
+  /** {@code capabilities.resources.open_files}. */
+  public ManifestBuilder openFilesLimit(int openFiles) {
+    capability("resources").put("open_files", openFiles);
+    return this;
+  }
+
   public ManifestBuilder conversation(Conversation conversation) {
     object(root, "lifecycle").put("conversation", conversation.yaml());
     return this;

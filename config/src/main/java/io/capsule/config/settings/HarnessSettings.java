@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param egressHeaderCapBytes largest request head the proxy reads
  * @param egressIdleTimeout a proxied connection with no bytes either way for this long is closed
  * @param egressConnectTimeout bound on resolving and connecting to an allowed host
+ * @param resources the operator's bounds on a run's memory, processes, CPU and files
  */
 public record HarnessSettings(
     Containment containment,
@@ -26,7 +27,8 @@ public record HarnessSettings(
     int egressMaxConnections,
     int egressHeaderCapBytes,
     Duration egressIdleTimeout,
-    Duration egressConnectTimeout) {
+    Duration egressConnectTimeout,
+    ResourceSettings resources) {
 
   /** The values of {@code capsule.harness.containment}. */
   public enum Containment {
@@ -53,6 +55,27 @@ public record HarnessSettings(
     Objects.requireNonNull(socat, "socat");
     Objects.requireNonNull(egressIdleTimeout, "egressIdleTimeout");
     Objects.requireNonNull(egressConnectTimeout, "egressConnectTimeout");
+    Objects.requireNonNull(resources, "resources");
+  }
+
+  /** Settings with the shipped resource bounds ({@link ResourceSettings#DEFAULTS}). */
+  public HarnessSettings(
+      Containment containment,
+      String bwrap,
+      String socat,
+      int egressMaxConnections,
+      int egressHeaderCapBytes,
+      Duration egressIdleTimeout,
+      Duration egressConnectTimeout) {
+    this(
+        containment,
+        bwrap,
+        socat,
+        egressMaxConnections,
+        egressHeaderCapBytes,
+        egressIdleTimeout,
+        egressConnectTimeout,
+        ResourceSettings.DEFAULTS);
   }
 
   static HarnessSettings read(SettingsReader r) {
@@ -69,6 +92,7 @@ public record HarnessSettings(
         r.count(p + "egress.max-connections", 1, 4096),
         (int) r.bytes(p + "egress.header-cap", 1024, 1024 * 1024),
         r.positive(p + "egress.idle-timeout"),
-        r.positive(p + "egress.connect-timeout"));
+        r.positive(p + "egress.connect-timeout"),
+        ResourceSettings.read(r));
   }
 }

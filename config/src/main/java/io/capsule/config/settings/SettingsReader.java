@@ -71,6 +71,15 @@ final class SettingsReader {
     return x;
   }
 
+  /** A CPU share in cores: 0 (meaning every core of the host) or 0.01 to 1024. */
+  double cores(String key) {
+    double x = read(key, config::getDouble, 0.0);
+    if (!(x == 0.0 || (x >= 0.01 && x <= 1024))) {
+      problem(key, "must be 0 (every core) or between 0.01 and 1024 cores, got " + x);
+    }
+    return x;
+  }
+
   boolean bool(String key) {
     return read(key, config::getBoolean, false);
   }

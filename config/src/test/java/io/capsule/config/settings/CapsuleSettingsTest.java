@@ -76,7 +76,28 @@ class CapsuleSettingsTest {
             "bridge.request-read-timeout",
             s -> s.bridge().requestReadTimeout(),
             Duration.ofSeconds(10)),
-        def("bridge.body-cap", s -> s.bridge().bodyCapBytes(), 1024 * 1024));
+        def("bridge.body-cap", s -> s.bridge().bodyCapBytes(), 1024 * 1024),
+        def(
+            "harness.resources.mechanism",
+            s -> s.harness().resources().mechanism(),
+            ResourceSettings.Mechanism.AUTO),
+        def("harness.resources.memory", s -> s.harness().resources().memory(), 4L << 30),
+        def("harness.resources.memory-max", s -> s.harness().resources().memoryMax(), 16L << 30),
+        def("harness.resources.processes", s -> s.harness().resources().processes(), 512),
+        def("harness.resources.processes-max", s -> s.harness().resources().processesMax(), 4096),
+        def("harness.resources.cpu", s -> s.harness().resources().cpu(), 0.0),
+        def("harness.resources.cpu-max", s -> s.harness().resources().cpuMax(), 0.0),
+        def("harness.resources.file-size", s -> s.harness().resources().fileSize(), 1L << 30),
+        def(
+            "harness.resources.file-size-max",
+            s -> s.harness().resources().fileSizeMax(),
+            8L << 30),
+        def("harness.resources.open-files", s -> s.harness().resources().openFiles(), 4096),
+        def("harness.resources.open-files-max", s -> s.harness().resources().openFilesMax(), 65536),
+        def(
+            "harness.resources (the record)",
+            s -> s.harness().resources(),
+            ResourceSettings.DEFAULTS));
   }
 
   private static Arguments def(String key, Function<CapsuleSettings, Object> read, Object value) {
@@ -271,6 +292,40 @@ class CapsuleSettingsTest {
             () -> DEFAULTS.withOverrides(Map.of("capsule.harness.containment", "sometimes")));
     assertEquals("capsule.harness.containment", e.diagnostic().details().get("key"));
     assertTrue(e.diagnostic().message().contains("auto, required or off"), e.diagnostic()::message);
+  }
+
+  @ParameterizedTest(name = "{0} = {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          capsule.harness.resources.mechanism     | cgroup-v3 | must be auto, cgroup-v2, cgroup-v1 or rlimit-only
+          capsule.harness.resources.memory        | 64GiB     | must not be above its ceiling
+          capsule.harness.resources.processes     | 2         | must be between 4 and
+          capsule.harness.resources.open-files    | 100000    | must not be above its ceiling
+          capsule.harness.resources.cpu           | 0.001     | must be 0 (every core) or between
+          capsule.harness.resources.cgroup-parent | /abs      | must be relative
+          capsule.harness.resources.cgroup-parent | a/../b    | must be relative
+          """)
+  void aBadResourceSettingFailsNamingItsKey(String key, String value, String says) {
+    SettingsInvalid e =
+        assertThrows(SettingsInvalid.class, () -> DEFAULTS.withOverrides(Map.of(key, value)));
+    assertEquals(key, e.diagnostic().details().get("key"), e.diagnostic()::render);
+    assertTrue(e.diagnostic().message().contains(says), e.diagnostic()::render);
+  }
+
+  @Test
+  void aCpuDefaultOfZeroMeansEveryCoreCappedByTheCeiling() {
+    ResourceSettings all = DEFAULTS.harness().resources();
+    assertEquals(8.0, all.cpuOn(8));
+    assertEquals(8.0, all.cpuMaxOn(8));
+    ResourceSettings capped =
+        DEFAULTS
+            .withOverrides(Map.of("capsule.harness.resources.cpu-max", "2"))
+            .harness()
+            .resources();
+    assertEquals(2.0, capped.cpuOn(8));
+    assertEquals(1.0, capped.cpuOn(1));
   }
 
   @Test
