@@ -13,9 +13,11 @@ import io.capsule.driver.load.DriverLoader;
 import io.capsule.driver.load.LoadedDriver;
 import io.capsule.runtime.harness.HelperCommands;
 import io.capsule.runtime.harness.VersionProbe;
+import io.capsule.runtime.harness.contain.CgroupMode;
 import io.capsule.runtime.harness.contain.Containment;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
+import io.capsule.runtime.harness.contain.ResourceLimits;
 import io.capsule.runtime.harness.contain.SandboxCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -185,6 +187,26 @@ final class DoctorCommand implements Callable<Integer> {
     row("hidden", "the rest of the host: " + home + ", /run and its sockets, /var, /srv, /opt, …");
     row("user", "nobody in its own user namespace: no capabilities, no new privileges");
     row("tools", "each bridged tool runs in a sandbox of its own with the same grants and proxy");
+    row("filter", "a syscall filter (no mounts, namespaces, ptrace, bpf, io_uring, raw sockets, …)");
+    ResourceLimits limits =
+        ResourceLimits.effective(
+            manifest.capabilities().resources(),
+            config.resources(),
+            Runtime.getRuntime().availableProcessors());
+    CgroupMode mechanism = CgroupMode.detect(config.resources());
+    row(
+        "limits",
+        String.format(
+            Locale.ROOT,
+            "memory %d MiB, %d processes, %.2f cores, files up to %d MiB, %d open files",
+            limits.memoryBytes() >> 20,
+            limits.processes(),
+            limits.cpuCores(),
+            limits.fileSizeBytes() >> 20,
+            limits.openFiles()));
+    row("bounded", mechanism.describe());
+    limits.warnings().forEach(this::refusal);
+    mechanism.warning().ifPresent(this::refusal);
     Path workdir = Files.createTempDirectory("capsule-doctor-sandbox-");
     try {
       Optional<String> problem = SandboxCheck.run(config, grants, workdir);

@@ -32,7 +32,8 @@ final class RuntimeWiring {
         h.egressMaxConnections(),
         h.egressHeaderCapBytes(),
         h.egressIdleTimeout(),
-        h.egressConnectTimeout());
+        h.egressConnectTimeout(),
+        h.resources());
   }
 
   /** {@code capsule.protocol.*} onto the protocol module's own settings record. */

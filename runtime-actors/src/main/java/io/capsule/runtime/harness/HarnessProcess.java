@@ -8,6 +8,7 @@ import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.EgressProxy;
 import io.capsule.runtime.harness.contain.RunSandbox;
 import io.capsule.runtime.metrics.RuntimeMetrics;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -128,6 +129,23 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private record ProcessExited(int exitValue) implements Command {}
 
+  private enum CheckLimits implements Command {
+    INSTANCE
+  }
+
+  /** A breach check done; {@code then} is the exit it was made for, or null for a periodic one. */
+  private record LimitsChecked(Optional<Diagnostic> breach, ProcessExited then)
+      implements Command {}
+
+  /**
+   * How often a contained harness's limits are read while it runs: a fork bomb does not end the
+   * harness by itself (its forks just fail), so the run learns of it from this; 1 s is well under
+   * any run's inactivity window and costs two small sysfs reads.
+   */
+  static final Duration LIMITS_CHECK = Duration.ofSeconds(1);
+
+  private static final Object LIMITS_TIMER = "limits";
+
   private record StdinWritten(boolean initial, boolean interrupt, Throwable failure)
       implements Command {}
 
@@ -147,8 +165,20 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
    * Spawned}, unless containment is off. {@code warning} is {@code W-CAP-050} when {@code auto}
    * found no working sandbox.
    */
-  public record ContainmentDecided(String mode, boolean contained, Optional<Diagnostic> warning)
-      implements Event {}
+  public record ContainmentDecided(
+      String mode, boolean contained, Optional<Diagnostic> warning, List<Diagnostic> limitWarnings)
+      implements Event {
+    public ContainmentDecided {
+      limitWarnings = List.copyOf(limitWarnings);
+    }
+  }
+
+  /**
+   * The run's processes passed a resource limit the kernel enforces ({@code E-RUN-047} memory,
+   * {@code E-RUN-048} processes, docs/containment.md "Resources"): told once, before {@link Exited}
+   * when the breach ended the harness. The run decides; the harness is not killed here.
+   */
+  public record LimitPassed(Diagnostic diagnostic) implements Event {}
 
   /**
    * The contained harness's egress proxy refused {@code host:port} with a 403 ({@code W-CAP-052}).
@@ -226,6 +256,7 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   private Process process;
   private boolean stdoutDone; // the pump finished: no acknowledgement is awaited any more
+  private boolean limitTold; // LimitPassed was told: at most once
   private HarnessSpawn.Started started;
   private HarnessPumps pumps;
   private StdinPipe stdin;
@@ -279,6 +310,8 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
         .onMessage(StderrChunk.class, this::onStderrChunk)
         .onMessage(StderrDone.class, m -> onStderrDone())
         .onMessage(ProcessExited.class, this::onProcessExited)
+        .onMessageEquals(CheckLimits.INSTANCE, this::onCheckLimits)
+        .onMessage(LimitsChecked.class, this::onLimitsChecked)
         .onMessage(Interrupt.class, this::onInterrupt)
         .onMessage(SignalSent.class, this::onSignalSent)
         .onMessage(StdinWritten.class, this::onStdinWritten)
@@ -317,7 +350,11 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
           new ContainmentDecided(
               containment.mode().name().toLowerCase(java.util.Locale.ROOT),
               containment.contained(),
-              containment.warning()));
+              containment.warning(),
+              started.sandbox().map(RunSandbox::warnings).orElse(List.of())));
+    }
+    if (started.sandbox().isPresent()) {
+      timers.startTimerWithFixedDelay(LIMITS_TIMER, CheckLimits.INSTANCE, LIMITS_CHECK);
     }
     signals.started(process);
     getContext()
@@ -402,7 +439,41 @@ public final class HarnessProcess extends AbstractBehavior<HarnessProcess.Comman
 
   // --- exit ---
 
+  private Behavior<Command> onCheckLimits() {
+    checkLimits(null);
+    return this;
+  }
+
+  /** Reads the run's limit counters off this thread; the answer comes as {@link LimitsChecked}. */
+  private void checkLimits(ProcessExited then) {
+    RunSandbox sandbox = started.sandbox().orElseThrow();
+    getContext()
+        .pipeToSelf(
+            CompletableFuture.supplyAsync(sandbox::breach, io),
+            (breach, failure) ->
+                new LimitsChecked(breach == null ? Optional.empty() : breach, then));
+  }
+
+  private Behavior<Command> onLimitsChecked(LimitsChecked checked) {
+    if (checked.breach().isPresent() && !limitTold) {
+      limitTold = true;
+      timers.cancel(LIMITS_TIMER);
+      listener.tell(new LimitPassed(checked.breach().get()));
+    }
+    return checked.then() == null ? this : exited(checked.then());
+  }
+
   private Behavior<Command> onProcessExited(ProcessExited exited) {
+    if (started != null && started.sandbox().isPresent() && !limitTold) {
+      // A memory limit kills the harness: say why before the exit is reported.
+      timers.cancel(LIMITS_TIMER);
+      checkLimits(exited);
+      return this;
+    }
+    return exited(exited);
+  }
+
+  private Behavior<Command> exited(ProcessExited exited) {
     if (exit.onExited(exited.exitValue())) {
       timers.startSingleTimer(
           DRAIN_TIMER, StderrDrainElapsed.INSTANCE, limits.stderrDrainTimeout());

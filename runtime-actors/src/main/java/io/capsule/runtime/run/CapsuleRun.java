@@ -403,6 +403,9 @@ public final class CapsuleRun {
     } else if (e instanceof HarnessProcess.ContainmentDecided c) {
       journal.trace(HarnessNotes.containment(c));
       c.warning().ifPresent(w -> journal.warn(w.code(), w.message()));
+      c.limitWarnings().forEach(w -> journal.warn(w.code(), w.message()));
+    } else if (e instanceof HarnessProcess.LimitPassed lp) {
+      return decide(new Ending.HarnessFailed(lp.diagnostic())); // E-RUN-047/048
     } else if (e instanceof HarnessProcess.EgressRefused r) {
       journal.trace(HarnessNotes.egressRefused(r));
       journal.warn(Code.W_CAP_052, r.reason());

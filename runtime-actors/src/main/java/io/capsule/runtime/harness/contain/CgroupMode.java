@@ -100,7 +100,7 @@ public sealed interface CgroupMode {
   }
 
   /** The mode for {@code settings} on this host (reads {@code cgroup-root} and /proc/self). */
-  static CgroupMode detect(ResourceSettings settings) {
+  public static CgroupMode detect(ResourceSettings settings) {
     return decide(
         settings.mechanism(),
         CgroupHost.probe(Path.of(settings.cgroupRoot()), settings.cgroupParent()));

@@ -1,5 +1,6 @@
 package io.capsule.runtime.harness.contain;
 
+import io.capsule.config.settings.ResourceSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -16,6 +17,8 @@ import java.util.Objects;
  * @param idleTimeout a proxied connection idle this long (both ways) is closed; also bounds how
  *     long a request head may take to arrive
  * @param connectTimeout bound on resolving and connecting to an allowed host
+ * @param resources {@code capsule.harness.resources}: each run's defaults and ceilings, and how
+ *     they are enforced (docs/containment.md "Resources")
  */
 public record ContainmentConfig(
     Mode mode,
@@ -24,7 +27,8 @@ public record ContainmentConfig(
     int maxConnections,
     int headerCapBytes,
     Duration idleTimeout,
-    Duration connectTimeout) {
+    Duration connectTimeout,
+    ResourceSettings resources) {
 
   /** {@code capsule.harness.containment}. */
   public enum Mode {
@@ -33,7 +37,28 @@ public record ContainmentConfig(
     OFF
   }
 
+  /** With reference.conf's resource settings. */
+  public ContainmentConfig(
+      Mode mode,
+      Path bwrap,
+      Path socat,
+      int maxConnections,
+      int headerCapBytes,
+      Duration idleTimeout,
+      Duration connectTimeout) {
+    this(
+        mode,
+        bwrap,
+        socat,
+        maxConnections,
+        headerCapBytes,
+        idleTimeout,
+        connectTimeout,
+        ResourceSettings.DEFAULTS);
+  }
+
   public ContainmentConfig {
+    Objects.requireNonNull(resources, "resources");
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(bwrap, "bwrap");
     Objects.requireNonNull(socat, "socat");
@@ -66,11 +91,23 @@ public record ContainmentConfig(
 
   public ContainmentConfig withMode(Mode value) {
     return new ContainmentConfig(
-        value, bwrap, socat, maxConnections, headerCapBytes, idleTimeout, connectTimeout);
+        value,
+        bwrap,
+        socat,
+        maxConnections,
+        headerCapBytes,
+        idleTimeout,
+        connectTimeout,
+        resources);
   }
 
   public ContainmentConfig withBwrap(Path value) {
     return new ContainmentConfig(
-        mode, value, socat, maxConnections, headerCapBytes, idleTimeout, connectTimeout);
+        mode, value, socat, maxConnections, headerCapBytes, idleTimeout, connectTimeout, resources);
+  }
+
+  public ContainmentConfig withResources(ResourceSettings value) {
+    return new ContainmentConfig(
+        mode, bwrap, socat, maxConnections, headerCapBytes, idleTimeout, connectTimeout, value);
   }
 }

@@ -27,6 +27,8 @@ import java.util.Optional;
  * @param capsuleDir the folder the manifest was read from, bound read-only (a harness script beside
  *     the manifest must be readable, and a harness must never rewrite its own manifest or scripts,
  *     which would widen a later run's grants); empty for a manifest built in memory
+ * @param resources {@code capabilities.resources}: what the capsule asks of memory, processes, CPU
+ *     and files (the operator's settings give the defaults and ceilings)
  */
 public record HarnessGrants(
     List<NetworkEntry> network,
@@ -34,7 +36,8 @@ public record HarnessGrants(
     boolean readOnly,
     Path home,
     List<Integer> loopbackPorts,
-    Optional<Path> capsuleDir) {
+    Optional<Path> capsuleDir,
+    Capabilities.Resources resources) {
 
   /** Nothing granted: no host, no path, directories writable; the JVM user's home. */
   public static final HarnessGrants NONE =
@@ -56,7 +59,20 @@ public record HarnessGrants(
     }
   }
 
+  /** Asking nothing of resources: the operator's defaults. */
+  public HarnessGrants(
+      List<NetworkEntry> network,
+      List<PathGrant> paths,
+      boolean readOnly,
+      Path home,
+      List<Integer> loopbackPorts,
+      Optional<Path> capsuleDir) {
+    this(
+        network, paths, readOnly, home, loopbackPorts, capsuleDir, Capabilities.Resources.UNSTATED);
+  }
+
   public HarnessGrants {
+    Objects.requireNonNull(resources, "resources");
     network = List.copyOf(network);
     paths = List.copyOf(paths);
     Objects.requireNonNull(home, "home");
@@ -94,7 +110,12 @@ public record HarnessGrants(
   public HarnessGrants withLoopback(int port) {
     List<Integer> ports = new java.util.ArrayList<>(loopbackPorts);
     ports.add(port);
-    return new HarnessGrants(network, paths, readOnly, home, ports, capsuleDir);
+    return new HarnessGrants(network, paths, readOnly, home, ports, capsuleDir, resources);
+  }
+
+  /** A copy asking {@code value} of resources. */
+  public HarnessGrants withResources(Capabilities.Resources value) {
+    return new HarnessGrants(network, paths, readOnly, home, loopbackPorts, capsuleDir, value);
   }
 
   /** What the egress proxy lets through: the allowlist and the run's loopback services. */
@@ -118,7 +139,13 @@ public record HarnessGrants(
     Optional<Path> dir =
         manifest.manifestFile().map(f -> manifest.capsuleDir().toAbsolutePath().normalize());
     return new HarnessGrants(
-        grants.network, grants.paths, grants.readOnly, grants.home, grants.loopbackPorts, dir);
+        grants.network,
+        grants.paths,
+        grants.readOnly,
+        grants.home,
+        grants.loopbackPorts,
+        dir,
+        grants.resources);
   }
 
   /**
@@ -131,7 +158,8 @@ public record HarnessGrants(
             .map(p -> new PathGrant(expand(p, home), p.access()))
             .toList();
     return new HarnessGrants(
-        capabilities.network().allow(), paths, capabilities.filesystem().readOnly(), home);
+            capabilities.network().allow(), paths, capabilities.filesystem().readOnly(), home)
+        .withResources(capabilities.resources());
   }
 
   private static Path expand(HarnessPath grant, Path home) {

@@ -1,11 +1,15 @@
 package io.capsule.runtime.harness.contain;
 
+import io.capsule.config.diag.Diagnostic;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 
 /**
  * One run's sandbox: what the harness and every bridged tool of the run are started in
@@ -26,6 +30,9 @@ public final class RunSandbox implements AutoCloseable {
   private final Path filesDir;
   private final EgressProxy proxy;
   private final SandboxCommand.Hardening hardening;
+  private final ResourceLimits limits;
+  private final RunCgroup cgroup;
+  private final List<Diagnostic> warnings;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private RunSandbox(
@@ -34,13 +41,19 @@ public final class RunSandbox implements AutoCloseable {
       Path workdir,
       Path filesDir,
       EgressProxy proxy,
-      SandboxCommand.Hardening hardening) {
+      SandboxCommand.Hardening hardening,
+      ResourceLimits limits,
+      RunCgroup cgroup,
+      List<Diagnostic> warnings) {
     this.config = config;
     this.grants = grants;
     this.workdir = workdir;
     this.filesDir = filesDir;
     this.proxy = proxy;
     this.hardening = hardening;
+    this.limits = limits;
+    this.cgroup = cgroup;
+    this.warnings = List.copyOf(warnings);
   }
 
   /**
@@ -70,9 +83,41 @@ public final class RunSandbox implements AutoCloseable {
       SandboxCommand.Hardening hardening)
       throws IOException {
     Objects.requireNonNull(refusals, "refusals");
-    EgressProxy proxy = EgressProxy.start(new EgressPolicy(grants.egress()), config, refusals);
+    ResourceLimits limits =
+        ResourceLimits.effective(
+            grants.resources(), config.resources(), Runtime.getRuntime().availableProcessors());
+    CgroupMode mode = Mechanisms.of(config.resources());
+    List<Diagnostic> warnings = new ArrayList<>(limits.warnings());
+    mode.warning().ifPresent(warnings::add);
+    RunCgroup cgroup = RunCgroup.create(mode, runId(filesDir), limits);
+    EgressProxy proxy;
+    try {
+      proxy = EgressProxy.start(new EgressPolicy(grants.egress()), config, refusals);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(cgroup);
+      throw e;
+    }
+    SandboxCommand.Hardening bounded =
+        hardening.withCgroups(
+            cgroup.procsFiles(),
+            Rlimits.prlimitPrefix(Path.of(config.resources().prlimit()), limits, mode));
     return new RunSandbox(
-        config, grants, workdir.toAbsolutePath(), filesDir.toAbsolutePath(), proxy, hardening);
+        config,
+        grants,
+        workdir.toAbsolutePath(),
+        filesDir.toAbsolutePath(),
+        proxy,
+        bounded,
+        limits,
+        cgroup,
+        warnings);
+  }
+
+  /** A name for the run's cgroup: its files directory's (unique per run), made safe. */
+  private static String runId(Path filesDir) {
+    Path name = filesDir.getFileName();
+    String id = name == null ? "run" : name.toString().replaceAll("[^A-Za-z0-9_.-]", "_");
+    return id.length() > 64 ? id.substring(0, 64) : id;
   }
 
   /**
@@ -121,11 +166,52 @@ public final class RunSandbox implements AutoCloseable {
     return proxy.refusedCount();
   }
 
-  /** Closes the proxy (its tunnels with it). Idempotent. */
+  /** The run's effective limits. */
+  public ResourceLimits limits() {
+    return limits;
+  }
+
+  /**
+   * What the run is told once: a limit cut to the operator's ceiling ({@code W-CAP-054}), limits
+   * enforced by rlimits only ({@code W-CAP-053}).
+   */
+  public List<Diagnostic> warnings() {
+    return warnings;
+  }
+
+  /**
+   * The limit the run's processes passed, as the kernel counted it ({@code E-RUN-047} memory,
+   * {@code E-RUN-048} processes), or empty. Reads the cgroup's counters: call off actor threads.
+   */
+  public Optional<Diagnostic> breach() {
+    try {
+      return cgroup.breach().map(b -> b.diagnostic(limits));
+    } catch (IOException e) {
+      return Optional.empty(); // the cgroup is gone with the run
+    }
+  }
+
+  /**
+   * Closes the proxy (its tunnels with it) and removes the run's cgroup, ending every process still
+   * in it (the harness's and its tools'). Idempotent. Blocking (bounded by the cgroup's close).
+   */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      proxy.close();
+      try {
+        proxy.close();
+      } finally {
+        closeQuietly(cgroup);
+      }
+    }
+  }
+
+  private static void closeQuietly(RunCgroup cgroup) {
+    try {
+      cgroup.close();
+    } catch (IOException e) {
+      LoggerFactory.getLogger(RunSandbox.class)
+          .warn("the run's cgroup {} could not be removed: {}", cgroup.dirs(), e.getMessage());
     }
   }
 }
