@@ -1,6 +1,6 @@
 #!/bin/sh
 # The example harness of examples/hello: a tiny "agent" that speaks the built-in jsonl driver's
-# contract (drivers/rust/crates/jsonl/README.md) with nothing but /bin/sh. It answers the task,
+# contract (docs/jsonl.md) with nothing but /bin/sh. It answers the task,
 # streams its answer in a few deltas and reports what it "spent". Deterministic, no network, no
 # credentials. Contract version 1 (printed for --version, which the runtime's version probe asks).
 if [ "${1:-}" = "--version" ]; then

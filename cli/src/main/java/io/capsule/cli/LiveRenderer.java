@@ -22,6 +22,18 @@ import java.util.Set;
  */
 final class LiveRenderer {
   private static final int TOOL_PREVIEW = 100;
+
+  /**
+   * Unreadable harness lines shown in the live view: enough to see what the harness printed, few
+   * enough that a harness printing garbage in a loop does not bury the answer. Every line is in the
+   * trace ({@code --trace-dir}).
+   */
+  static final int UNREADABLE_SHOWN = 3;
+
+  /** How the drivers name a harness line they cannot read ({@code unreadable jsonl line: …}). */
+  private static final java.util.regex.Pattern UNREADABLE =
+      java.util.regex.Pattern.compile("^unreadable \\S+ line: ");
+
   private static final String NOT_REPORTED = "not reported by the harness";
 
   private final PrintWriter out;
@@ -37,9 +49,19 @@ final class LiveRenderer {
   /** Whether any usage arrived; without it the outcome's zeros mean "not reported", not free. */
   private boolean usageReported;
 
+  /** Where the trace goes ({@code --trace-dir}), or empty when the run keeps none. */
+  private final java.util.Optional<String> traceDir;
+
+  private int unreadable;
+
   LiveRenderer(PrintWriter out, boolean color) {
+    this(out, color, java.util.Optional.empty());
+  }
+
+  LiveRenderer(PrintWriter out, boolean color, java.util.Optional<String> traceDir) {
     this.out = out;
     this.color = color;
+    this.traceDir = traceDir;
   }
 
   void header(String capsule, String taskId) {
@@ -95,6 +117,9 @@ final class LiveRenderer {
       }
     } else if (event instanceof RunEvent.Warning w) {
       warn(w.code() + " " + w.message());
+      Hints.under(w.code()).forEach(this::line);
+    } else if (event instanceof RunEvent.Note n && UNREADABLE.matcher(n.text()).find()) {
+      unreadable(n.text());
     } else if (event instanceof RunEvent.UsageUpdated) {
       usageReported = true;
     } else if (event instanceof RunEvent.Finished f) {
@@ -114,6 +139,10 @@ final class LiveRenderer {
       String what = o.canceled() ? "✗ canceled" : "✗ " + o.status().wire();
       line(paint("31", what) + " in " + seconds + " · " + turns + " · " + codeOf(o));
       line("  " + o.message());
+      Hints.under(codeOf(o)).forEach(this::line);
+    }
+    if (unreadable > UNREADABLE_SHOWN) {
+      warn(unreadable + " harness lines could not be read in all (" + UNREADABLE_SHOWN + " shown)");
     }
     line("tokens: " + (usageReported ? usage(o.usage(), o.unreported()) : NOT_REPORTED));
     o.result()
@@ -153,6 +182,25 @@ final class LiveRenderer {
     }
     return String.join(", ", counted)
         + (missing.isEmpty() ? "" : " · not reported: " + String.join(", ", missing));
+  }
+
+  /** The first few unreadable lines, each once, and once where to find every one. */
+  private void unreadable(String note) {
+    unreadable++;
+    if (unreadable > UNREADABLE_SHOWN) {
+      return;
+    }
+    warn(
+        "the harness printed a line its driver cannot read: "
+            + preview(note.substring(note.indexOf(": ") + 2)));
+    if (unreadable == 1) {
+      dim(
+          traceDir
+              .map(d -> "every harness line is kept in the run's trace.jsonl under " + d)
+              .orElse(
+                  "to see every line the harness printed, run again with --trace-dir DIR"
+                      + " (DIR/run-…/trace.jsonl)"));
+    }
   }
 
   private void text(String s) {

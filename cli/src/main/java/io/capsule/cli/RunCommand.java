@@ -118,7 +118,11 @@ final class RunCommand implements java.util.concurrent.Callable<Integer> {
       EmbeddedRuntime runtime =
           EmbeddedRuntime.create(
               system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
-      LiveRenderer renderer = new LiveRenderer(out, !json && Terminal.colors());
+      LiveRenderer renderer =
+          new LiveRenderer(
+              out,
+              !json && Terminal.colors(),
+              Optional.ofNullable(traceDir).map(d -> d.toAbsolutePath().toString()));
       // The manifest's warnings (W-SEC-024) are not printed here: the run reports each one as a
       // warning event, which both views show.
       if (!json) {

@@ -136,9 +136,10 @@ final class RunnerCommand implements Callable<Integer> {
     return ExitCodes.DONE;
   }
 
+  /** One step line, with the catalog's hint under it when it names an {@code E-} code. */
   private static void say(PrintWriter out, String line) {
     synchronized (out) {
-      out.println("runner: " + line);
+      out.println(Hints.withHints("runner: " + line));
       out.flush();
     }
   }

@@ -109,8 +109,12 @@ final class RunnerNode implements AutoCloseable {
     loader.close();
   }
 
+  /**
+   * The release version the runner announces in its hello (and the hub shows in {@code /v1/runners}
+   * and on its page): the one {@code capsule --version} prints, from the build's {@code
+   * build.properties}; "development" only in an unbuilt tree.
+   */
   static String version() {
-    String v = RunnerNode.class.getPackage().getImplementationVersion();
-    return v == null ? "development" : v;
+    return CapsuleMain.Version.buildProperties().getProperty("version", "development");
   }
 }

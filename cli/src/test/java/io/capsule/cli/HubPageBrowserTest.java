@@ -13,6 +13,7 @@ import io.capsule.hub.runner.RawRunners;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenScope;
 import java.io.File;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,6 +95,7 @@ class HubPageBrowserTest {
     TestCapsules.capsule(capsules, "stream", countingHarness(300));
     TestCapsules.capsule(capsules, "slow", TestCapsules.slowHarness());
     TestCapsules.capsule(capsules, "paced", pacedHarness(PACED_WORDS));
+    copyClock(capsules);
     settings = CapsuleSettings.load();
     ProjectTokens tokens = new ProjectTokens(SECRET, Duration.ofSeconds(30));
     String runnerToken =
@@ -157,10 +159,13 @@ class HubPageBrowserTest {
     browser.get(hub.apiUrl() + "/");
     WebElement field = waitFor(By.id("token"));
     shot("01-sign-in");
+    assertFalse(
+        browser.findElement(By.id("nav")).isDisplayed(), "no nav (nor Sign out) before sign-in");
     assertEquals("API token", browser.findElement(By.cssSelector("label[for=token]")).getText());
     field.sendKeys(apiToken);
     browser.findElement(By.id("sign-in")).click();
     waitFor(By.id("view-tasks"));
+    assertTrue(browser.findElement(By.id("nav")).isDisplayed(), "the nav once signed in");
     assertFalse(browser.getCurrentUrl().contains(apiToken), browser.getCurrentUrl());
     Object stored = js().executeScript("return sessionStorage.getItem('capsule.hub.token')");
     assertEquals(apiToken, stored);
@@ -187,7 +192,7 @@ class HubPageBrowserTest {
     assertTrue(
         browser.findElement(By.id("report-facts")).getText().contains("done"),
         browser.findElement(By.id("report-facts")).getText());
-    assertFalse(browser.findElement(By.id("cancel")).isEnabled(), "nothing left to cancel");
+    assertFalse(browser.findElement(By.id("cancel")).isDisplayed(), "no Cancel on a finished task");
     shot("03-task-done");
   }
 
@@ -234,6 +239,17 @@ class HubPageBrowserTest {
                 By.cssSelector("#tasks tr[data-task='t-web-slow']"), "canceled"));
     String row = cellText("t-web-stream", null);
     assertTrue(row.contains("done"), row);
+    assertEquals(
+        List.of("t-web-slow", "t-web-stream"),
+        new WebDriverWait(browser, STEP)
+            .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+            .until(
+                b ->
+                    b.findElements(By.cssSelector("#tasks tbody tr")).stream()
+                        .map(r -> r.getDomAttribute("data-task"))
+                        .filter(id -> id.equals("t-web-slow") || id.equals("t-web-stream"))
+                        .toList()),
+        "newest first: the later task above the earlier one");
     assertTrue(
         cellText("t-web-stream", "Age").matches("\\d+ (s|min)"),
         "the age comes from the API's created_at: " + row);
@@ -267,6 +283,31 @@ class HubPageBrowserTest {
     browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
     waitFor(By.cssSelector("#tasks tr[data-task='t-web-stream'] td[data-label='Outcome']"));
     shot("08-tasks-phone");
+  }
+
+  /**
+   * The README's example capsule with a bridged tool ({@code examples/clock}), run by the runner:
+   * its one tool call is listed once on the task's page, and its answer carries the tool's output.
+   */
+  @Test
+  @Order(8)
+  void aBridgedToolCallIsListedOnceOnTheTaskPage() throws Exception {
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 900));
+    browser.get(hub.apiUrl() + "/#/submit");
+    waitFor(By.id("submit-goal"));
+    browser.findElement(By.id("submit-capsule")).sendKeys("clock");
+    browser.findElement(By.id("submit-goal")).sendKeys("What time is it?");
+    browser.findElement(By.id("submit-id")).sendKeys("t-web-clock");
+    browser.findElement(By.id("submit")).click();
+    new WebDriverWait(browser, STEP)
+        .until(ExpectedConditions.visibilityOfElementLocated(By.id("report")));
+    String report = browser.findElement(By.id("report-facts")).getText();
+    assertTrue(report.contains("done") && report.contains("It is "), report);
+    String events = browser.findElement(By.id("events")).getText();
+    assertEquals(1, FirstHourCapsules.count(events, "date called"), events);
+    assertFalse(events.contains("through the bridge"), events);
+    assertFalse(browser.findElement(By.id("cancel")).isDisplayed(), "no Cancel once finished");
+    shot("10-tool-call");
   }
 
   /**
@@ -455,6 +496,17 @@ class HubPageBrowserTest {
         + "done\n"
         + "printf '{\"type\":\"result\",\"text\":\"%s\",\"usage\":{\"fresh_input\":120,"
         + "\"cache_read\":30,\"cache_write\":10,\"output\":45,\"thinking\":5}}\\n' \"$text\"\n";
+  }
+
+  /** The README's bridged-tool example, as a runner's capsule folder {@code clock}. */
+  private static void copyClock(Path capsules) throws IOException {
+    Path from = Cli.ROOT.resolve("examples/clock");
+    Path dir = Files.createDirectories(capsules.resolve("clock/harness"));
+    Files.copy(from.resolve("murmur.yaml"), capsules.resolve("clock/murmur.yaml"));
+    Files.copy(from.resolve("harness/agent.sh"), dir.resolve("agent.sh"));
+    Files.setPosixFilePermissions(
+        dir.resolve("agent.sh"),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
   }
 
   private WebElement waitFor(By by) {

@@ -130,7 +130,9 @@ class LogLinesTest {
             .toList();
     assertEquals(
         List.of(
-            "runner logs/r-logs connected (version development, capsules [echo], slots 4)",
+            "runner logs/r-logs connected (version "
+                + System.getProperty("test.capsule-version")
+                + ", capsules [echo], slots 4)",
             "task t-log queued (capsule echo)",
             "task t-log placed on runner logs/r-logs after S s",
             "task t-log started on runner logs/r-logs",

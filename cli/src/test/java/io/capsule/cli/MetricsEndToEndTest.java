@@ -164,8 +164,8 @@ class MetricsEndToEndTest {
 
   /**
    * Meters registered at their first event, which these two runs do not have: a tool call, a retry,
-   * an egress refusal, a refused frame. Every other meter of the README's list must be in a scrape
-   * after the runs, and every meter in a scrape must be in the list.
+   * an egress refusal, a refused frame. Every other meter of docs/operations.md's list must be in a
+   * scrape after the runs, and every meter in a scrape must be in the list.
    */
   private static final Set<String> FIRST_USE =
       Set.of(
@@ -186,19 +186,19 @@ class MetricsEndToEndTest {
     Set<String> listed = readmeMeters();
     Set<String> unlisted = new TreeSet<>(served);
     unlisted.removeAll(listed);
-    assertEquals(Set.of(), unlisted, "served but not in the README's list");
+    assertEquals(Set.of(), unlisted, "served but not in docs/operations.md's list");
     Set<String> missing = new TreeSet<>(listed);
     missing.removeAll(served);
     missing.removeAll(FIRST_USE);
-    assertEquals(Set.of(), missing, "in the README's list but not served after two runs");
+    assertEquals(Set.of(), missing, "in docs/operations.md's list but not served after two runs");
   }
 
-  /** The metric names in the table of README's "Watching it run". */
+  /** The metric names in the table of docs/operations.md's "Metrics". */
   private static Set<String> readmeMeters() throws java.io.IOException {
     String readme =
         java.nio.file.Files.readString(
-            Path.of("..").toAbsolutePath().normalize().resolve("README.md"));
-    String section = readme.substring(readme.indexOf("## Watching it run"));
+            Path.of("..").toAbsolutePath().normalize().resolve("docs/operations.md"));
+    String section = readme.substring(readme.indexOf("## Metrics"));
     section = section.substring(0, section.indexOf("\n## ", 3));
     Set<String> names = new TreeSet<>();
     for (String line : section.split("\n")) {
@@ -211,7 +211,7 @@ class MetricsEndToEndTest {
         }
       }
     }
-    assertTrue(names.size() > 10, "the README's table was found: " + names);
+    assertTrue(names.size() > 10, "the metrics table was found: " + names);
     return names;
   }
 

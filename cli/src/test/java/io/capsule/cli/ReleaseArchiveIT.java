@@ -22,8 +22,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The release archive, after {@code package}: unpacked into a temp dir it runs with only a JDK (no
- * Maven, no source tree): the example capsule, {@code --version}, and eight commands started at
- * once, which share one extraction of the native engine library.
+ * Maven, no source tree) and a fresh {@code HOME}: the README's archive commands as written, the
+ * example capsule, {@code --version}, and eight commands started at once, which share one
+ * extraction of the native engine library. Its docs point only at what it holds.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReleaseArchiveIT {
@@ -70,6 +71,65 @@ class ReleaseArchiveIT {
     assertTrue(Files.isRegularFile(home.resolve("docs/murmur-driver-0.6.0.wit")));
     assertTrue(Files.isRegularFile(home.resolve("README.md")));
     assertTrue(Files.isRegularFile(home.resolve("LICENSE")));
+    assertTrue(Files.isRegularFile(home.resolve("docs/jsonl.md")));
+    assertTrue(Files.isRegularFile(home.resolve("examples/transcripts/jsonl/tools.jsonl")));
+    assertTrue(Files.isExecutable(home.resolve("examples/clock/harness/agent.sh")));
+  }
+
+  @Test
+  void theArchiveHoldsWhatItsDocsPointAt() throws IOException {
+    Path source = Path.of("..").toAbsolutePath().normalize();
+    List<String> problems =
+        io.capsule.cli.readme.DocPaths.unresolved(
+            home, io.capsule.cli.readme.DocPaths.sourceModules(source));
+    assertTrue(problems.isEmpty(), String.join("\n", problems));
+    assertTrue(Files.isRegularFile(home.resolve("conf/reference.conf")));
+    assertTrue(
+        Files.readString(home.resolve("conf/reference.conf")).contains("inactivity-timeout"));
+  }
+
+  /**
+   * Each {@code bin/capsule} line of the README's "Install from the release archive" block, run as
+   * written from the unpacked folder (the block's first line, which unpacks, was done above).
+   */
+  @Test
+  void theReadmesArchiveCommandsRunFromTheUnpackedArchive() throws Exception {
+    List<String> lines = Files.readAllLines(home.resolve("README.md"));
+    int section = lines.indexOf("## Install from the release archive");
+    assertTrue(section >= 0, "the README has its install section");
+    int open = lines.subList(section, lines.size()).indexOf("```") + section;
+    int close = lines.subList(open + 1, lines.size()).indexOf("```") + open + 1;
+    List<List<String>> commands = new ArrayList<>();
+    for (String line : lines.subList(open + 1, close)) {
+      if (line.startsWith("bin/capsule ")) {
+        commands.add(words(line.substring("bin/capsule ".length())));
+      }
+    }
+    assertTrue(commands.size() >= 5, "install, run, doctor, describe, replay: " + commands);
+    for (List<String> args : commands) {
+      Result r = capsule(args);
+      assertEquals(0, r.exit(), "bin/capsule " + args + "\n" + r.out());
+    }
+  }
+
+  /** The README's capsule with a bridged tool, run from the archive as the README says. */
+  @Test
+  void theClockExampleCallsItsBridgedToolFromTheUnpackedArchive() throws Exception {
+    Result r = capsule(List.of("run", "examples/clock", "--task", "What time is it?", "--json"));
+    assertEquals(0, r.exit(), r.out());
+    assertTrue(r.out().contains("\"event\":\"bridge_call\""), r.out());
+    assertTrue(r.out().contains("It is "), r.out());
+  }
+
+  /** Shell words: spaces split, double quotes group (all the README's commands use). */
+  private static List<String> words(String line) {
+    List<String> out = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(line);
+    while (m.find()) {
+      out.add(m.group(1) != null ? m.group(1) : m.group(2));
+    }
+    return out;
   }
 
   @Test
@@ -119,6 +179,13 @@ class ReleaseArchiveIT {
         r.out());
   }
 
+  /** An empty home folder, as on a machine where capsule never ran. */
+  private Path freshHome() throws IOException {
+    Path fresh = dir.resolve("home");
+    Files.createDirectories(fresh);
+    return fresh;
+  }
+
   private Path onlyNativeLibrary() throws IOException {
     try (Stream<Path> found = Files.walk(cache)) {
       List<Path> libs =
@@ -142,6 +209,7 @@ class ReleaseArchiveIT {
     command.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(command).directory(home.toFile());
     pb.environment().put("XDG_CACHE_HOME", cache.toString());
+    pb.environment().put("HOME", freshHome().toString());
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     pb.environment().remove("CAPSULE_JAVA_OPTS");
     pb.redirectErrorStream(true).redirectOutput(out.toFile());

@@ -24,4 +24,9 @@ class VersionTest {
         lines.get(2).startsWith("java: " + System.getProperty("java.version") + " ("),
         lines.get(2));
   }
+
+  @Test
+  void theRunnerAnnouncesTheReleaseVersionNotDevelopment() {
+    assertEquals(System.getProperty("test.capsule-version"), RunnerNode.version());
+  }
 }

@@ -46,9 +46,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's clustered embedding example ("Embedding in a Pekko application"), compiled and run
- * on a two-node cluster: a caller node and a runner node. The README quotes the two marked parts of
- * this file; {@link #theReadmeQuotesThisExampleVerbatim} keeps them equal.
+ * The clustered embedding example of docs/embedding.md ("In a Pekko Cluster"), compiled and run on
+ * a two-node cluster: a caller node and a runner node. docs/embedding.md quotes the two marked
+ * parts of this file; {@link #theReadmeQuotesThisExampleVerbatim} keeps them equal.
  */
 class ClusterEmbeddingExampleTest {
 
@@ -149,14 +149,15 @@ class ClusterEmbeddingExampleTest {
 
   @Test
   void theReadmeQuotesThisExampleVerbatim() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "docs", "embedding.md"));
     String source =
         Files.readString(
             Path.of("src/test/java/io/capsule/testkit/ClusterEmbeddingExampleTest.java"));
     for (String part : List.of("setup", "start")) {
       String quoted = region(source, "README cluster " + part);
       assertTrue(
-          readme.contains(quoted), "README.md must quote the '" + part + "' part:\n" + quoted);
+          readme.contains(quoted),
+          "docs/embedding.md must quote the '" + part + "' part:\n" + quoted);
     }
   }
 

@@ -127,8 +127,14 @@ class DocsCoverageTest {
   }
 
   @Test
+  void everySourcePathTheUserDocsNameIsInTheSourceTree() throws IOException {
+    List<String> problems = DocPaths.unresolved(ROOT, DocPaths.sourceModules(ROOT));
+    assertTrue(problems.isEmpty(), String.join("\n", problems));
+  }
+
+  @Test
   void everyDocsPathAndSectionTheSourcesCiteExists() throws IOException {
-    Pattern cite = Pattern.compile("docs/([a-z0-9-]+\\.(?:md|wit))(?:`?\\)?,? §(\\d+))?");
+    Pattern cite = Pattern.compile("docs/([a-z0-9/-]+\\.(?:md|wit))(?:`?\\)?,? §(\\d+))?");
     String semantics = Files.readString(DOCS.resolve("run-semantics.md"));
     List<String> broken = new ArrayList<>();
     int citations = 0;
@@ -232,11 +238,6 @@ class DocsCoverageTest {
   }
 
   private static List<Path> pages() throws IOException {
-    List<Path> pages = new ArrayList<>();
-    pages.add(ROOT.resolve("README.md"));
-    try (Stream<Path> files = Files.list(DOCS)) {
-      files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-    }
-    return pages;
+    return DocPaths.pages(ROOT);
   }
 }

@@ -41,8 +41,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "Embedding in a Pekko application" example, compiled and run: an in-memory capsule
- * with a Java driver, started inside an existing actor system, its events heard as a stream.
+ * The "Embedding in a Pekko application" example of docs/embedding.md, compiled and run: an
+ * in-memory capsule with a Java driver, started inside an existing actor system, its events heard
+ * as a stream.
  */
 class EmbeddingExampleTest {
   private static final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "app");

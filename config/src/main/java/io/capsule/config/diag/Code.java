@@ -157,6 +157,14 @@ public enum Code {
   E_CFG_001(
       "a runtime setting under capsule.* is missing or invalid",
       "fix the named key in application.conf, -D or the environment"),
+  E_CFG_002(
+      "a key under capsule.* is not a setting (misspelt, or of another release); it would be"
+          + " ignored",
+      "use the key named after 'did you mean', or remove it; docs/settings.md lists every"
+          + " setting"),
+  E_CFG_003(
+      "a duration setting is a bare number; without a unit it would be read as milliseconds",
+      "write the unit: 5s, 200ms, 2m, 1h"),
 
   // --- the command line ---
   E_CLI_001(

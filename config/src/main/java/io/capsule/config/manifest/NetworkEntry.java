@@ -7,8 +7,11 @@ import java.util.regex.Pattern;
 
 /**
  * One {@code capabilities.network.allow} entry, also the shape of a driver's host need: {@code
- * host[:port]} or {@code *.domain[:port]}. Host names compare case-insensitively, so they are kept
- * lowercase.
+ * host[:port]} or {@code *.domain[:port]}, or an origin URL {@code https://host[:port]} (port 443
+ * unless given) or {@code http://host[:port]} (port 80), the form vendors' docs write. A URL names
+ * an origin only: a path, query, fragment or user-info is refused, since the egress proxy sees
+ * hosts and ports, never paths (docs/manifest.md, "capabilities.network"). Host names compare
+ * case-insensitively, so they are kept lowercase.
  *
  * @param host the host, or for a wildcard the domain after {@code *.}
  * @param wildcard whether this is {@code *.domain}: any subdomain of {@code host}, not {@code host}
@@ -36,6 +39,12 @@ public record NetworkEntry(String host, boolean wildcard, OptionalInt port) {
       throw new IllegalArgumentException("a network entry must not be blank");
     }
     String rest = text.strip().toLowerCase(Locale.ROOT);
+    OptionalInt schemePort = OptionalInt.empty();
+    int scheme = rest.indexOf("://");
+    if (scheme >= 0) {
+      schemePort = OptionalInt.of(schemePort(rest.substring(0, scheme), text));
+      rest = origin(rest.substring(scheme + 3), text, rest.substring(0, scheme + 3));
+    }
     if (rest.startsWith("[")) {
       throw new IllegalArgumentException("IPv6 literals are not supported; use a host name");
     }
@@ -44,6 +53,8 @@ public record NetworkEntry(String host, boolean wildcard, OptionalInt port) {
     if (colon >= 0) {
       port = OptionalInt.of(port(rest.substring(colon + 1)));
       rest = rest.substring(0, colon);
+    } else {
+      port = schemePort;
     }
     boolean wildcard = rest.startsWith("*.");
     if (wildcard) {
@@ -59,6 +70,48 @@ public record NetworkEntry(String host, boolean wildcard, OptionalInt port) {
       }
     }
     return new NetworkEntry(rest, wildcard, port);
+  }
+
+  private static int schemePort(String scheme, String text) {
+    return switch (scheme) {
+      case "https" -> 443;
+      case "http" -> 80;
+      default ->
+          throw new IllegalArgumentException(
+              "'"
+                  + text.strip()
+                  + "': only https:// and http:// URLs are understood; or write host:port");
+    };
+  }
+
+  /** The host[:port] of a URL's authority; anything more than an origin is refused. */
+  private static String origin(String afterScheme, String text, String scheme) {
+    // One trailing slash is how an origin is often written; it names no path.
+    String authority =
+        afterScheme.endsWith("/")
+            ? afterScheme.substring(0, afterScheme.length() - 1)
+            : afterScheme;
+    for (char c : new char[] {'/', '?', '#'}) {
+      if (authority.indexOf(c) >= 0) {
+        throw new IllegalArgumentException(
+            "'"
+                + text.strip()
+                + "' has a path, query or fragment; network.allow grants a host and port only:"
+                + " write the origin, e.g. "
+                + scheme
+                + authority.substring(0, authority.indexOf(c)));
+      }
+    }
+    if (authority.indexOf('@') >= 0) {
+      throw new IllegalArgumentException(
+          "'"
+              + text.strip()
+              + "' carries user-info (user@ or user:password@); keep credentials out of the"
+              + " manifest and write "
+              + scheme
+              + authority.substring(authority.lastIndexOf('@') + 1));
+    }
+    return authority;
   }
 
   private static int port(String digits) {

@@ -2,6 +2,7 @@ package io.capsule.config.manifest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.capsule.config.diag.Code;
+import io.capsule.config.diag.DidYouMean;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,6 +46,9 @@ final class Section {
                         + key
                         + "'"
                         + where(path)
+                        + DidYouMean.closest(key, allowed)
+                            .map(k -> "; did you mean '" + k + "'?")
+                            .orElse("")
                         + "; expected one of "
                         + sorted(allowed));
               }

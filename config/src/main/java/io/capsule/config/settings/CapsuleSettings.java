@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * The runtime's own settings, read once from {@code capsule.*} of a Typesafe/Pekko {@link Config}
  * and checked whole: a bad value fails at startup with {@link SettingsInvalid} (E-CFG-001 naming
- * each key), never later in a run.
+ * each key), never later in a run; so do a key no {@code reference.conf} defines (E-CFG-002, with
+ * the closest known key) and a duration without a unit (E-CFG-003), see {@link SettingsShape}.
  *
  * <pre>{@code
  * CapsuleSettings settings = CapsuleSettings.from(system.settings().config());
@@ -36,6 +37,7 @@ public final class CapsuleSettings {
     this.hub = HubSettings.read(reader);
     this.bridge = BridgeSettings.read(reader);
     this.harness = HarnessSettings.read(reader);
+    reader.problems(SettingsShape.check(config, reference()));
     reader.finish();
   }
 

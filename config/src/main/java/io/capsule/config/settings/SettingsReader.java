@@ -108,6 +108,11 @@ final class SettingsReader {
     problems.add(Diagnostic.of(Code.E_CFG_001, key + " " + whatIsWrong, details));
   }
 
+  /** Adds problems found by a whole-tree check ({@link SettingsShape}). */
+  void problems(List<Diagnostic> found) {
+    problems.addAll(found);
+  }
+
   /** Throws every problem found, if any. */
   void finish() {
     if (!problems.isEmpty()) {

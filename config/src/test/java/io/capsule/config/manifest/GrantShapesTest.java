@@ -20,6 +20,12 @@ class GrantShapesTest {
           *.github.com:22       | *.github.com:22
           localhost:8080        | localhost:8080
           10.0.0.1:65535        | 10.0.0.1:65535
+          https://api.example.com        | api.example.com:443
+          HTTPS://API.example.com/       | api.example.com:443
+          http://api.example.com         | api.example.com:80
+          https://api.example.com:8443   | api.example.com:8443
+          http://localhost:8080          | localhost:8080
+          https://*.example.com          | *.example.com:443
           """)
   void networkEntriesParseAndNormalize(String text, String normalized) {
     assertEquals(normalized, NetworkEntry.parse(text).toString());
@@ -31,7 +37,6 @@ class GrantShapesTest {
       textBlock =
           """
           ''
-          https://api.example.com
           api.example.com:0
           api.example.com:65536
           api.example.com:http
@@ -46,6 +51,25 @@ class GrantShapesTest {
           """)
   void malformedNetworkEntriesAreRefused(String text) {
     assertThrows(IllegalArgumentException.class, () -> NetworkEntry.parse(text));
+  }
+
+  @ParameterizedTest(name = "''{0}'' is refused: {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          https://api.example.com/v1           | has a path, query or fragment; network.allow grants a host and port only: write the origin, e.g. https://api.example.com
+          https://api.example.com?x=1          | has a path, query or fragment
+          http://api.example.com#top           | e.g. http://api.example.com
+          https://user:secret@api.example.com  | carries user-info (user@ or user:password@); keep credentials out of the manifest and write https://api.example.com
+          ftp://files.example.com              | only https:// and http:// URLs are understood; or write host:port
+          https://                             | expected host[:port] or *.domain[:port]
+          https://api.example.com:99999        | outside 1-65535
+          """)
+  void urlEntriesBeyondAnOriginAreRefusedSayingWhatToWrite(String text, String says) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> NetworkEntry.parse(text));
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(says), e.getMessage());
   }
 
   @ParameterizedTest(name = "{0} covers {1}: {2}")
@@ -66,6 +90,9 @@ class GrantShapesTest {
           *.example.com         | *.a.example.com       | true
           api.example.com       | *.example.com         | false
           *.example.com:443     | api.example.com:8443  | false
+          https://api.example.com | api.example.com:443 | true
+          https://api.example.com | api.example.com:80  | false
+          http://api.example.com  | api.example.com:80  | true
           """)
   void aNetworkGrantCoversOnlyWhatItNames(String grant, String need, boolean covers) {
     assertEquals(covers, NetworkEntry.parse(grant).covers(NetworkEntry.parse(need)));

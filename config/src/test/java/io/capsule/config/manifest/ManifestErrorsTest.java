@@ -281,6 +281,34 @@ class ManifestErrorsTest {
     assertTrue(d.message().length() > 10 && !d.message().contains("\n"), d::render);
   }
 
+  @ParameterizedTest(name = "{0} → did you mean ''{1}''")
+  @org.junit.jupiter.params.provider.CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          max_turn       | max_turns
+          sytem_prompt   | system_prompt
+          modle          | model
+          """)
+  void aMisspeltKeyIsAnsweredWithTheKeyItProbablyMeant(String typo, String meant) {
+    ManifestInvalid invalid =
+        assertThrows(
+            ManifestInvalid.class,
+            () -> ManifestLoader.parse(BASE + "  " + typo + ": 3\n", capsule, "m.yaml"));
+    String message = invalid.diagnostic().message();
+    assertTrue(message.contains("did you mean '" + meant + "'?"), message);
+  }
+
+  @org.junit.jupiter.api.Test
+  void anUnrelatedKeyGetsNoGuessButTheList() {
+    ManifestInvalid invalid =
+        assertThrows(
+            ManifestInvalid.class,
+            () -> ManifestLoader.parse(BASE + "  temperature: 0.2\n", capsule, "m.yaml"));
+    String message = invalid.diagnostic().message();
+    assertTrue(!message.contains("did you mean") && message.contains("expected one of"), message);
+  }
+
   @org.junit.jupiter.api.Test
   void theBaseOfTheTableIsValid() {
     Manifest m = ManifestLoader.parse(BASE, capsule, "m.yaml");

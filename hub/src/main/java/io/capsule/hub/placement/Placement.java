@@ -103,7 +103,12 @@ public final class Placement {
     String none =
         anyRuns
             ? "every connected runner with capsule " + w.capsule() + " is busy (no free slot)"
-            : "no connected runner announces capsule " + w.capsule();
+            // Runners read their capsules folder once, at start (docs/operations.md, "Two runners
+            // on one machine"): a capsule added since is not announced until a restart.
+            : "no connected runner announces capsule "
+                + w.capsule()
+                + " (a runner reads its --capsules folder when it starts: restart it after adding"
+                + " a capsule)";
     return new Verdict.Wait(
         w.taskId(),
         w.gaveUp().isEmpty()

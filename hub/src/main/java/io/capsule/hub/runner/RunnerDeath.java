@@ -69,7 +69,7 @@ final class RunnerDeath {
                     Reclaim.cancel(task, key.runnerId(), config.deadAfter()),
                     config.frameCapBytes()));
       } catch (ProtocolException e) {
-        log.warn("{}: the cancel of {} was not buffered: {}", key, task, e.diagnostic());
+        log.warn("{}: the cancel of {} was not buffered: {}", key, task, e.diagnostic().render());
         cancel = Optional.empty();
       }
       s.openTasks.remove(task);

@@ -123,7 +123,7 @@ public final class RunnerEdge {
     try {
       claims = tokens.verify(bearer(request).orElse(null));
     } catch (TokenRefused e) {
-      log.warning("runner refused before upgrade: {}", e.diagnostic());
+      log.warning("runner refused before upgrade: {}", e.diagnostic().render());
       return HttpResponse.create()
           .withStatus(StatusCodes.UNAUTHORIZED)
           .withEntity(e.diagnostic().toString());

@@ -67,7 +67,7 @@ final class RunnerFrames {
   }
 
   void onRejected(Conn c, FrameRejected r) {
-    log.warn("{}: frame refused: {}", c.opened.key(), r.diagnostic());
+    log.warn("{}: frame refused: {}", c.opened.key(), r.diagnostic().render());
     journal.then(
         c.key(),
         List.of(),

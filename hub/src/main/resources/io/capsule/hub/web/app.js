@@ -128,6 +128,12 @@
     return USAGE.reduce((n, k) => n + (Number(usage[k]) || 0), 0);
   }
 
+  // The list is newest first (the API lists by id): by created_at, then by id for a stable order.
+  function newestFirst(a, b) {
+    const at = (t) => Date.parse(t.created_at || t.submitted_at || '') || 0;
+    return at(b) - at(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  }
+
   async function reportOf(t) {
     if (!FINISHED.has(t.state)) return null;
     if (!reports.has(t.id)) {
@@ -145,7 +151,8 @@
       if (r.status !== 200) { say(failure(r), true); return; }
       const needle = $('filter-text').value.trim().toLowerCase();
       const tasks = r.data.filter((t) => !needle
-        || [t.id, t.capsule, t.runner].some((v) => v && String(v).toLowerCase().includes(needle)));
+        || [t.id, t.capsule, t.runner].some((v) => v && String(v).toLowerCase().includes(needle)))
+        .sort(newestFirst);
       const body = $('tasks').tBodies[0];
       const rows = [];
       for (const t of tasks) {
@@ -189,11 +196,13 @@
     $('events').replaceChildren();
     $('report').hidden = true;
     const cancel = $('cancel');
+    cancel.hidden = true; // shown once the task is known to be unfinished
     cancel.disabled = false;
     cancel.onclick = () => cancelTask(id);
     let r;
     try { r = await api('GET', '/v1/tasks/' + encodeURIComponent(id)); } catch (e) { return; }
     if (r.status !== 200) { say(failure(r), true); return; }
+    cancel.hidden = FINISHED.has(r.data.state) || !!r.data.report;
     const facts = $('task-facts');
     facts.replaceChildren();
     stateFact = fact(facts, 'State', r.data.state);
@@ -300,10 +309,10 @@
       if (stateFact && p.phase) stateFact.textContent = p.phase;
     }
     else if (ev.event === 'tool') {
-      if (p.event === 'tool_started') note('tool', (p.name || '?') + ' started');
-      else if (p.event === 'tool_called') note('tool', (p.name || '?') + ' called');
+      // One line per call: the harness's tool_called names it (tool_started precedes it and a
+      // bridged call's bridge_call repeats it), and its result follows.
+      if (p.event === 'tool_called') note('tool', (p.name || '?') + ' called');
       else if (p.event === 'tool_resulted') note('tool', 'result' + (p.is_error ? ' (error)' : ''));
-      else if (p.event === 'bridge_call') note('tool', (p.tool || p.name || '?') + ' through the bridge');
     } else if (ev.event === 'retry') note('retry', 'attempt ' + p.attempt + ': ' + (p.reason || ''));
     else if (ev.event === 'note') note('note', p.text || '');
     else if (ev.event === 'quota') note('quota', 'quota update');
@@ -313,6 +322,7 @@
 
   function showReport(r) {
     $('cancel').disabled = true;
+    $('cancel').hidden = true; // a finished task has nothing to cancel
     if (stateFact) stateFact.textContent = r.status;
     const facts = $('report-facts');
     facts.replaceChildren();

@@ -19,19 +19,17 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's "Running a hub and a runner" section stays true to the code: every test it names as
- * proof exists in the reactor, every code it names is in the catalog, and every setting it gives
- * with a default in parentheses has that default in the merged {@code reference.conf}.
+ * The hub's user docs (docs/operations.md, docs/task-api.md) stay true to the code: every test it
+ * names as proof exists in the reactor, every code it names is in the catalog, and every setting it
+ * gives with a default in parentheses has that default in the merged {@code reference.conf}.
  */
 class HubSectionTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
+  /** The operations page and the task API page, where the hub's behaviour is documented. */
   private static String section() throws IOException {
-    String readme = Files.readString(ROOT.resolve("README.md"));
-    int start = readme.indexOf("\n## Running a hub and a runner");
-    assertTrue(start >= 0, "the README has the hub section");
-    int end = readme.indexOf("\n## ", start + 1);
-    return readme.substring(start, end < 0 ? readme.length() : end);
+    return Files.readString(ROOT.resolve("docs/operations.md"))
+        + Files.readString(ROOT.resolve("docs/task-api.md"));
   }
 
   private static List<String> all(String regex, String text) {
@@ -46,7 +44,7 @@ class HubSectionTest {
   @Test
   void everyTestTheSectionNamesAsProofExists() throws IOException {
     TreeSet<String> named = new TreeSet<>(all("`([A-Z][A-Za-z0-9]*(?:Test|IT))`", section()));
-    assertTrue(named.size() >= 10, "the section names its tests: " + named);
+    assertTrue(named.size() >= 10, "the pages name their tests: " + named);
     TreeSet<String> existing = new TreeSet<>();
     try (Stream<Path> files = Files.walk(ROOT)) {
       files
@@ -56,7 +54,7 @@ class HubSectionTest {
           .forEach(f -> existing.add(f.substring(0, f.length() - 5)));
     }
     named.removeAll(existing);
-    assertEquals(new TreeSet<>(), named, "tests the README names that do not exist");
+    assertEquals(new TreeSet<>(), named, "tests the docs name that do not exist");
   }
 
   @Test

@@ -119,6 +119,9 @@ class TaskQueueTest {
     assertEquals("queued", JSON.readTree(r.body()).get("state").asText());
     assertTrue(
         JSON.readTree(r.body()).get("waiting").asText().contains("no connected runner"), r.body());
+    assertTrue(
+        JSON.readTree(r.body()).get("waiting").asText().contains("restart it after adding"),
+        "says that runners read their capsules once: " + r.body());
 
     WsFixture.RawPeer one = runner("r-one", "capsule:alpha", "slots:1");
     assertTrue(WsFixture.await(one.received, s -> s.contains("task.assign")).contains("\"t-1\""));
