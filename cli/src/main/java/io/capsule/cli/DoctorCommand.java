@@ -187,7 +187,9 @@ final class DoctorCommand implements Callable<Integer> {
     row("hidden", "the rest of the host: " + home + ", /run and its sockets, /var, /srv, /opt, …");
     row("user", "nobody in its own user namespace: no capabilities, no new privileges");
     row("tools", "each bridged tool runs in a sandbox of its own with the same grants and proxy");
-    row("filter", "a syscall filter (no mounts, namespaces, ptrace, bpf, io_uring, raw sockets, …)");
+    row(
+        "filter",
+        "a syscall filter (no mounts, namespaces, ptrace, bpf, io_uring, raw sockets, …)");
     ResourceLimits limits =
         ResourceLimits.effective(
             manifest.capabilities().resources(),
