@@ -17,6 +17,12 @@ public final class CloseCodes {
   /** This connection was replaced by a newer one with the same {@code runner_id}. */
   public static final int REPLACED = 4000;
 
+  /**
+   * The hub node is cut off from its cluster ({@code E-HUB-009}): it cannot apply frames any more;
+   * the runner dials its next hub URL and resumes there.
+   */
+  public static final int CUT_OFF = 4014;
+
   /** {@code hello.project_id} differs from the token's project ({@code E-PRO-008}). */
   public static final int PROJECT_MISMATCH = 4401;
 
