@@ -45,7 +45,7 @@ final class RunnerGateway {
    * The brain moved: the runner reconnects and resumes. A private code (4000-4999), as 1012
    * (service restart) is refused by Pekko's client as an invalid close code.
    */
-  static final int MOVED = 4012;
+  static final int MOVED = CloseCodes.MOVED;
 
   /** Try again later: no brain answered in time (private, for the same reason as 1013 would be). */
   static final int TRY_AGAIN = 4013;

@@ -247,10 +247,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
             .first();
     getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
     // A host that accepts the socket and closes it (or keeps it) without an HTTP answer, such as a
-    // proxy with no backend, may leave the upgrade answer pending for good: bound it by the hello
-    // timeout, the hub's own window for the handshake. Not dead-after: a runner that dialed during
-    // a short outage would come back only once the hub's dead-after had taken its tasks back.
-    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), config.helloTimeout());
+    // proxy with no backend, a frozen hub JVM (its kernel still accepts) or a partition, may leave
+    // the upgrade answer pending for good: bound it by the hello timeout, the hub's own window for
+    // the handshake, or the liveness silence limit when shorter (a hub node answers an upgrade at
+    // its edge, as it answers a ping). Not dead-after: a runner that dialed during a short outage
+    // would come back only once the hub's dead-after had taken its tasks back.
+    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), upgradeBound());
     return this;
   }
 
@@ -262,7 +264,13 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         OptionalInt.empty(),
         conn.closedEarly != null
             ? "the connection ended before the hub answered the upgrade"
-            : "no answer to the upgrade within " + config.helloTimeout().toMillis() + " ms");
+            : "no answer to the upgrade within " + upgradeBound().toMillis() + " ms");
+  }
+
+  private Duration upgradeBound() {
+    return config.silenceLimit().compareTo(config.helloTimeout()) < 0
+        ? config.silenceLimit()
+        : config.helloTimeout();
   }
 
   private Behavior<Command> onUpgraded(Upgraded u) {
@@ -441,8 +449,10 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   }
 
   private Behavior<Command> retry(OptionalInt code, String why) {
-    // Failover: the next URL (round-robin); the back-off grows once per round of failed URLs.
-    Duration delay = backoff(endpoints.failed());
+    // Failover: the next URL (round-robin), but the same node after a 4012 (it is fine, its brain
+    // moved); the back-off grows once per round of failed URLs.
+    boolean moved = code.isPresent() && code.getAsInt() == CloseCodes.MOVED;
+    Duration delay = backoff(moved ? endpoints.redial() : endpoints.failed());
     getContext().getLog().info("dialling {} in {} ms", endpoints.current(), delay.toMillis());
     attempt++;
     setState(
