@@ -291,6 +291,7 @@ class HubClusterStallTest {
     System.out.printf(
         "task entity writers: %d before the stall, %d during it, %d after the wake%n",
         before.size(), during.size(), after.size());
+    assertFalse(after.isEmpty(), "tasks still wrote after the wake: the check looked at something");
     assertTrue(frozenOnly.isEmpty(), "writers that woke with the frozen node: " + frozenOnly);
   }
 
@@ -384,8 +385,10 @@ class HubClusterStallTest {
   }
 
   /**
-   * Streams words 1..10, waits for gate 1, streams 11..25, waits for gate 2, streams 26..40 (0.1 s
-   * apart after a gate, so each fault falls mid-stream), then the whole text as the result.
+   * Streams words 1..10, waits for gate 1, streams 11..25 0.1 s apart (the silent path falls
+   * mid-stream), waits for gate 2, streams 26..40 1 s apart (so tasks still write after the frozen
+   * node wakes, which gives {@link #assertNoWriteByTheFrozenNode} something to look at), then the
+   * whole text as the result.
    */
   private static String streamingHarness(Path gate1, Path gate2) {
     return "#!/bin/sh\n"
@@ -398,14 +401,12 @@ class HubClusterStallTest {
         + "    w=\"w$i\"; [ $i -gt 1 ] && w=\" w$i\"\n"
         + "    printf '{\"type\":\"delta\",\"text\":\"%s\"}\\n' \"$w\"; text=\"$text$w\"\n"
         + "    i=$((i+1))\n"
-        + "    [ $i -gt "
-        + GATE_1
-        + " ] && sleep 0.1\n"
+        + "    sleep $3\n"
         + "  done\n"
         + "}\n"
         + "emit 1 "
         + GATE_1
-        + "\n"
+        + " 0\n"
         + "while [ ! -e '"
         + gate1
         + "' ]; do sleep 0.3; done\n"
@@ -413,7 +414,7 @@ class HubClusterStallTest {
         + (GATE_1 + 1)
         + " "
         + GATE_2
-        + "\n"
+        + " 0.1\n"
         + "while [ ! -e '"
         + gate2
         + "' ]; do sleep 0.3; done\n"
@@ -421,7 +422,7 @@ class HubClusterStallTest {
         + (GATE_2 + 1)
         + " "
         + WORDS
-        + "\n"
+        + " 1\n"
         + "printf '{\"type\":\"result\",\"text\":\"%s\"}\\n' \"$text\"\n";
   }
 

@@ -11,6 +11,7 @@ import io.capsule.hub.standing.NodeStanding;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException.TokenRefused;
 import io.capsule.protocol.frame.Ping;
+import io.capsule.protocol.frame.Pong;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.OrderedQueue;
@@ -174,7 +175,7 @@ public final class RunnerEdge {
     Runnable unwatch = standing.onCutOff(() -> gateway.tell(new RunnerGateway.CutOff()));
     Source<Message, NotUsed> outbound =
         out.second()
-            .keepAlive(config.heartbeatIdle(), Wire::ping)
+            .keepAlive(heartbeat(config), Wire::ping)
             .watchTermination(
                 (m, done) -> {
                   done.whenComplete(
@@ -228,9 +229,13 @@ public final class RunnerEdge {
         .via(Wire.decodeKeepingText(config.frameCapBytes(), mat))
         .filter(
             f -> {
-              if (onPing != null && f instanceof Wire.Read r && r.frame() instanceof Ping p) {
-                onPing.accept(p);
-                return false;
+              if (onPing != null && f instanceof Wire.Read r) {
+                if (r.frame() instanceof Ping p) {
+                  onPing.accept(p);
+                  return false;
+                }
+                // A pong only answers this node's heartbeat: its arrival was the point.
+                return !(r.frame() instanceof Pong);
               }
               return true;
             })
@@ -244,6 +249,20 @@ public final class RunnerEdge {
             })
         .mapAsync(RunnerGateway.IN_FLIGHT, toGateway::apply)
         .to(Sink.ignore());
+  }
+
+  /**
+   * How long a socket's outbound may stay quiet before this node pings the runner: the runner's
+   * liveness interval when shorter than the heartbeat. A runner gives up a hub it does not hear
+   * from; while its frames wait for a brain that does not answer (moving, or frozen on another
+   * node), this socket's reading is back-pressured and the runner's own pings wait unread, so the
+   * node speaks first: the runner hears that the node and the path to it are alive
+   * (docs/runner-protocol.md, "Liveness").
+   */
+  static java.time.Duration heartbeat(ProtocolConfig config) {
+    return config.pingInterval().compareTo(config.heartbeatIdle()) < 0
+        ? config.pingInterval()
+        : config.heartbeatIdle();
   }
 
   private static List<Object> batchOf(Object first) {

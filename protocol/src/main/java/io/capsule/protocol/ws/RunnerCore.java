@@ -398,7 +398,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       case DEAD -> {
         // Aborted, not closed: a close waits for the silent peer's close frame, which may never
         // come (the outbound and inbound are coupled: this ends the TCP connection).
-        conn.kill.abort(new java.io.IOException("the hub went silent"));
+        conn.kill.abort(new SilentHub());
         traffic.silentHub();
         yield lost(
             OptionalInt.empty(),
@@ -481,6 +481,18 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     setState(ConnectionState.of(ConnectionState.Status.CLOSED, attempt));
     s.reply().complete(Done.getInstance());
     return Behaviors.stopped();
+  }
+
+  /**
+   * Why a silent connection was aborted. Pekko logs it once; a stack trace would say nothing more
+   * than the liveness log line next to it.
+   */
+  private static final class SilentHub extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    SilentHub() {
+      super("the hub went silent (capsule.protocol.liveness.silence-limit)", null, false, false);
+    }
   }
 
   private void setState(ConnectionState s) {
