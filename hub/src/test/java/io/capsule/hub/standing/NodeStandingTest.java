@@ -1,9 +1,12 @@
 package io.capsule.hub.standing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.capsule.hub.web.Readiness;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +78,7 @@ class NodeStandingTest {
                   .count();
           assertEquals(3, up, "three members up");
           assertEquals(Standing.Verdict.SERVING, standing.now());
+          assertTrue(Readiness.of(a).check().toCompletableFuture().join(), "ready");
           return null;
         });
 
@@ -85,6 +89,7 @@ class NodeStandingTest {
 
     heard.expectMessage(Duration.ofSeconds(20), "cut off");
     assertEquals(Standing.Verdict.CUT_OFF, standing.now());
+    assertFalse(Readiness.of(a).check().toCompletableFuture().join(), "/readyz says 503");
     heard.expectNoMessage(Duration.ofMillis(500)); // once per change, not per look
   }
 }
