@@ -50,6 +50,8 @@ final class RuntimeWiring {
         .backoffMax(p.reconnect().maxBackoff())
         .backoffJitter(p.reconnect().jitter())
         .tokenClockSkew(p.tokenClockSkew())
+        .pingInterval(p.liveness().pingInterval())
+        .silenceLimit(p.liveness().silenceLimit())
         .build();
   }
 

@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A loopback TCP forwarder a test can cut: {@link #cut()} closes every forwarded connection and,
  * until {@link #heal()}, closes each new one as soon as it is accepted (a connection attempt fails,
  * as against a host that is down). Between a runner and its hub it is a network outage, with real
- * sockets on both sides.
+ * sockets on both sides. {@link #stall()} is the quieter outage of a partition: nothing is closed,
+ * nothing more is forwarded, and neither side hears that the other went away.
  *
  * <p>It keeps listening through a cut: stopping and listening again on the same port failed once
  * with "address already in use" on a busy machine (a free port can be taken meanwhile by any
@@ -26,6 +27,7 @@ final class CuttableProxy implements Closeable {
   private final ServerSocket server;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean down;
+  private volatile boolean silent;
 
   CuttableProxy(int targetPort) throws IOException {
     this.target = targetPort;
@@ -43,6 +45,15 @@ final class CuttableProxy implements Closeable {
   synchronized void cut() {
     down = true;
     open.forEach(CuttableProxy::quietly);
+  }
+
+  /**
+   * Stops forwarding without closing anything, as a network that drops every packet: bytes from
+   * either side are read and dropped, a side that closes is not told to the other, and a new
+   * connection is accepted and left unanswered. Until {@link #close()}.
+   */
+  void stall() {
+    silent = true;
   }
 
   /** Lets new connections through again. */
@@ -70,6 +81,9 @@ final class CuttableProxy implements Closeable {
           continue;
         }
         open.add(in); // under the lock: a cut cannot miss a connection accepted meanwhile
+        if (silent) {
+          continue; // accepted by the kernel, never answered
+        }
       }
       try {
         Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
@@ -87,15 +101,25 @@ final class CuttableProxy implements Closeable {
     Thread t =
         new Thread(
             () -> {
+              byte[] buffer = new byte[16 * 1024];
               try {
-                from.getInputStream().transferTo(to.getOutputStream());
+                java.io.InputStream in = from.getInputStream();
+                java.io.OutputStream out = to.getOutputStream();
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                  if (!silent) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                  }
+                }
               } catch (IOException e) {
                 // cut, or the other side closed: either way this connection is over
               } finally {
                 quietly(from);
-                quietly(to);
                 open.remove(from);
-                open.remove(to);
+                if (!silent) { // stalled: the other side must not hear of it
+                  quietly(to);
+                  open.remove(to);
+                }
               }
             },
             "cuttable-proxy-pump");

@@ -269,7 +269,7 @@ class HubClusterKillTest {
    * time, as under load) is tried again after its Retry-After; a 409 on a retry means the first try
    * was kept after all.
    */
-  private static void submit(HubApiClient api, String body) throws Exception {
+  static void submit(HubApiClient api, String body) throws Exception {
     for (int attempt = 1; ; attempt++) {
       var r = api.submitRaw(body);
       if (r.statusCode() == 201 || (attempt > 1 && r.statusCode() == 409)) {

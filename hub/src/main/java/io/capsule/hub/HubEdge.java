@@ -9,11 +9,13 @@ import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
 import static org.apache.pekko.http.javadsl.server.Directives.optionalHeaderValueByName;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.reject;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.events.TaskEntry;
 import io.capsule.hub.events.TaskEventStream;
+import io.capsule.hub.standing.NodeStanding;
 import io.capsule.hub.task.TaskEntity;
 import io.capsule.hub.web.Readiness;
 import io.capsule.protocol.token.ProjectTokens;
@@ -99,6 +101,7 @@ final class HubEdge {
   private final Optional<JdbcReadJournal> reads;
   private final TaskEventStream.Settings sse;
   private final Readiness readiness;
+  private final NodeStanding standing;
 
   HubEdge(
       ActorSystem<?> system,
@@ -118,12 +121,16 @@ final class HubEdge {
     this.reads = reads;
     this.sse = sse;
     this.readiness = Readiness.of(system);
+    this.standing = NodeStanding.get(system);
   }
 
   Route route() {
     return concat(
         path("healthz", () -> get(() -> complete(text(StatusCodes.OK, "ok\n")))),
         path("readyz", () -> get(this::ready)),
+        // A cut-off node answers nothing of the task API: its brain may already run elsewhere,
+        // and a client sent to another node gets the truth there.
+        extractRequest(r -> standing.cutOff() ? complete(cutOff()) : reject()),
         path(
             PathMatchers.segment("v1").slash("tasks").slash(PathMatchers.segment()).slash("events"),
             id -> get(() -> HubApi.authorized(tokens, projectId, false, () -> events(id)))),
@@ -200,6 +207,19 @@ final class HubEdge {
     return brain
         .ask(message, askTimeout)
         .handle((r, e) -> Optional.ofNullable(e == null ? r : null));
+  }
+
+  private static HttpResponse cutOff() {
+    Diagnostic d =
+        Diagnostic.of(
+            Code.E_HUB_009,
+            "this hub node is cut off from its cluster; send the request to another node");
+    return HttpResponse.create()
+        .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+        .addHeader(RetryAfter.create(RETRY_AFTER.toSeconds()))
+        .withEntity(
+            HttpEntities.create(
+                ContentTypes.APPLICATION_JSON, TaskQueue.Answer.body(d).toString()));
   }
 
   private static HttpResponse unavailable() {

@@ -25,6 +25,10 @@ import java.util.Objects;
  * @param outboundQueue socket-side write queue per connection (frames); writes wait when full
  * @param heldBytesBudget most bytes of out-of-order frames a hub holds for one runner, over all its
  *     tasks; past it the hub drops them and closes the connection (the runner replays them)
+ * @param pingInterval a runner pings its hub after each such interval in which the hub sent nothing
+ *     ({@link io.capsule.protocol.ws.Liveness})
+ * @param silenceLimit a runner that heard nothing from its hub for this long (pongs included) gives
+ *     the connection up and dials the next hub URL; longer than {@code pingInterval}
  */
 public record ProtocolConfig(
     int frameCapBytes,
@@ -40,7 +44,9 @@ public record ProtocolConfig(
     double backoffJitter,
     Duration tokenClockSkew,
     int outboundQueue,
-    long heldBytesBudget) {
+    long heldBytesBudget,
+    Duration pingInterval,
+    Duration silenceLimit) {
 
   /** 1 MiB: the spec's frame cap. */
   public static final int DEFAULT_FRAME_CAP = 1 << 20;
@@ -52,6 +58,8 @@ public record ProtocolConfig(
     Objects.requireNonNull(backoffMin, "backoffMin");
     Objects.requireNonNull(backoffMax, "backoffMax");
     Objects.requireNonNull(tokenClockSkew, "tokenClockSkew");
+    Objects.requireNonNull(pingInterval, "pingInterval");
+    Objects.requireNonNull(silenceLimit, "silenceLimit");
     positive("frameCapBytes", frameCapBytes);
     positive("replayBufferBound", replayBufferBound);
     positive("holdBound", holdBound);
@@ -63,6 +71,12 @@ public record ProtocolConfig(
     }
     if (deadAfter.compareTo(heartbeatIdle) <= 0) {
       throw new IllegalArgumentException("deadAfter must be longer than heartbeatIdle");
+    }
+    if (pingInterval.isZero() || pingInterval.isNegative()) {
+      throw new IllegalArgumentException("pingInterval must be positive");
+    }
+    if (silenceLimit.compareTo(pingInterval) <= 0) {
+      throw new IllegalArgumentException("silenceLimit must be longer than pingInterval");
     }
     if (backoffMax.compareTo(backoffMin) < 0) {
       throw new IllegalArgumentException("backoffMax must not be shorter than backoffMin");
@@ -96,7 +110,9 @@ public record ProtocolConfig(
         .backoffJitter(backoffJitter)
         .tokenClockSkew(tokenClockSkew)
         .outboundQueue(outboundQueue)
-        .heldBytesBudget(heldBytesBudget);
+        .heldBytesBudget(heldBytesBudget)
+        .pingInterval(pingInterval)
+        .silenceLimit(silenceLimit);
   }
 
   private static void positive(String name, int value) {
@@ -132,7 +148,24 @@ public record ProtocolConfig(
     private Duration tokenClockSkew = Duration.ofSeconds(30);
     private int outboundQueue = 256;
 
+    // A ping a second costs a ~60-byte frame per idle second; 3 s of silence (declared dead within
+    // 3-4 s) is past the hub cluster's own verdict on a silent node (heartbeat-pause 2 s: it is
+    // unreachable ~2.5-3 s after its last heartbeat), so a runner leaves a node about when its
+    // peers give up on it, and a failover still fits in 10 s (docs/settings.md, "Runner liveness").
+    private Duration pingInterval = Duration.ofSeconds(1);
+    private Duration silenceLimit = Duration.ofSeconds(3);
+
     private Builder() {}
+
+    public Builder pingInterval(Duration v) {
+      pingInterval = v;
+      return this;
+    }
+
+    public Builder silenceLimit(Duration v) {
+      silenceLimit = v;
+      return this;
+    }
 
     public Builder frameCapBytes(int v) {
       frameCapBytes = v;
@@ -219,7 +252,9 @@ public record ProtocolConfig(
           backoffJitter,
           tokenClockSkew,
           outboundQueue,
-          heldBytesBudget);
+          heldBytesBudget,
+          pingInterval,
+          silenceLimit);
     }
   }
 }

@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param retention how long a finished task's frames stay replayable without acks
  * @param reconnect back-off between connection attempts
  * @param tokenClockSkew leeway on a token's exp and iat
+ * @param liveness how a runner tells a silent hub from a quiet one
  */
 public record ProtocolSettings(
     int frameCapBytes,
@@ -26,7 +27,19 @@ public record ProtocolSettings(
     int gapHoldMax,
     Duration retention,
     ProtocolSettings.Reconnect reconnect,
-    Duration tokenClockSkew) {
+    Duration tokenClockSkew,
+    ProtocolSettings.Liveness liveness) {
+
+  /**
+   * A runner pings its hub after each {@code pingInterval} in which the hub sent nothing, and gives
+   * the connection up after {@code silenceLimit} without a frame (pongs included).
+   */
+  public record Liveness(Duration pingInterval, Duration silenceLimit) {
+    public Liveness {
+      Objects.requireNonNull(pingInterval, "pingInterval");
+      Objects.requireNonNull(silenceLimit, "silenceLimit");
+    }
+  }
 
   /**
    * Exponential reconnect back-off from {@code minBackoff} to {@code maxBackoff}, each delay
@@ -46,6 +59,7 @@ public record ProtocolSettings(
     Objects.requireNonNull(retention, "retention");
     Objects.requireNonNull(reconnect, "reconnect");
     Objects.requireNonNull(tokenClockSkew, "tokenClockSkew");
+    Objects.requireNonNull(liveness, "liveness");
   }
 
   static ProtocolSettings read(SettingsReader r) {
@@ -83,6 +97,19 @@ public record ProtocolSettings(
     }
     double jitter = r.fraction(p + "reconnect.jitter");
     Duration skew = r.nonNegative(p + "token-clock-skew");
+    Duration ping = r.positive(p + "liveness.ping-interval");
+    Duration silence = r.positive(p + "liveness.silence-limit");
+    if (silence.compareTo(ping) <= 0) {
+      r.problem(
+          p + "liveness.silence-limit",
+          "must be longer than "
+              + p
+              + "liveness.ping-interval ("
+              + SettingsReader.show(ping)
+              + "), got "
+              + SettingsReader.show(silence)
+              + ": a hub would be given up before a ping could be answered");
+    }
     return new ProtocolSettings(
         frameCap,
         heartbeat,
@@ -92,6 +119,7 @@ public record ProtocolSettings(
         gapHold,
         retention,
         new Reconnect(min, max, jitter),
-        skew);
+        skew,
+        new Liveness(ping, silence));
   }
 }

@@ -68,6 +68,10 @@ class CapsuleSettingsTest {
             "protocol.token-clock-skew",
             s -> s.protocol().tokenClockSkew(),
             Duration.ofSeconds(30)),
+        def(
+            "protocol.liveness",
+            s -> s.protocol().liveness(),
+            new ProtocolSettings.Liveness(Duration.ofSeconds(1), Duration.ofSeconds(3))),
         def("bridge.call-timeout", s -> s.bridge().callTimeout(), Duration.ofSeconds(60)),
         def("bridge.output-cap", s -> s.bridge().outputCapBytes(), 1024 * 1024),
         def("bridge.max-in-flight", s -> s.bridge().maxInFlight(), 16),
@@ -229,6 +233,8 @@ class CapsuleSettingsTest {
           capsule.protocol.reconnect.jitter           | -0.1       | between 0 and 1
           capsule.protocol.reconnect.min-backoff      | 1m         | must not exceed capsule.protocol.reconnect.max-backoff
           capsule.protocol.dead-after                 | 15s        | must be longer than capsule.protocol.heartbeat-idle
+          capsule.protocol.liveness.silence-limit     | 1s         | must be longer than capsule.protocol.liveness.ping-interval
+          capsule.protocol.liveness.ping-interval     | 0s         | must be a positive duration
           capsule.protocol.replay-buffer-max-frames   | 0          | between 1 and
           capsule.protocol.frame-cap                  | 10         | between 1024 and
           capsule.hub.url                             | http://hub | must be a ws:// or wss:// URL

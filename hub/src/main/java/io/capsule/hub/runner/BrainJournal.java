@@ -5,6 +5,7 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.hub.metrics.HubTraffic;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,9 +14,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The brain's writes to its {@link HubJournal}, group-committed and never waited for: the brain
@@ -44,8 +47,15 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  *
  * <p>Failure: the first failed write is kept ({@link #failure()}), the brain stops, and the effects
  * of every entry not confirmed never run: nothing is acked, published or sent that was not stored.
- * A write is bounded by the journal (the persistent journal's write timeout). Touched by the
- * brain's actor only.
+ * A write is bounded by the journal (the persistent journal's write timeout).
+ *
+ * <p>Fence: no write starts while this node is cut off from its cluster ({@code cutOff}, {@link
+ * io.capsule.hub.standing.NodeStanding}); it waits, re-checked every {@link #FENCE_RECHECK}, and
+ * goes once the node hears its cluster again. A node woken from a freeze or on the minority side of
+ * a partition may hold a brain that the rest of the cluster has already started elsewhere from the
+ * store: held writes keep it from being a second writer (its frames are replayed to the new brain
+ * by their runners, its acks never sent), until the node is downed and stops (docs/settings.md, "A
+ * cut-off node lets go"). Touched by the brain's actor only.
  */
 final class BrainJournal {
   /**
@@ -57,8 +67,17 @@ final class BrainJournal {
   /** 16 MiB of frame text: sixteen frames at the 1 MiB cap, or thousands of ordinary ones. */
   static final long MAX_PENDING_BYTES = 16L << 20;
 
+  /**
+   * How often a write held by the fence asks again: the node's verdict changes on the cluster's
+   * heartbeats (every 500 ms), so 200 ms adds little to a held write once the node is back.
+   */
+  static final Duration FENCE_RECHECK = Duration.ofMillis(200);
+
   /** A write finished (failure null: stored). */
   record Written(Throwable failure) implements HubCore.Command {}
+
+  /** Time to ask the fence again. */
+  record Recheck() implements HubCore.Command {}
 
   /** Entries of one decision and what follows once they are stored. */
   private static final class Unit {
@@ -88,6 +107,9 @@ final class BrainJournal {
   private final ActorContext<HubCore.Command> ctx;
   private final HubTraffic traffic;
   private final Supplier<CompletionStage<Done>> eventsDrained;
+  private final TimerScheduler<HubCore.Command> timers;
+  private final BooleanSupplier cutOff;
+  private boolean fenced;
 
   /** Inbound frames read but not yet answered: the backlog is over its bound. */
   private final List<HubCore.Inbound> unanswered = new ArrayList<>();
@@ -101,13 +123,18 @@ final class BrainJournal {
 
   /**
    * @param eventsDrained completes when the events offered so far entered the hub's event stream
+   * @param cutOff whether this node is cut off from its cluster now (no write may start)
    */
   BrainJournal(
       HubJournal journal,
       ActorContext<HubCore.Command> ctx,
-      Supplier<CompletionStage<Done>> eventsDrained) {
+      TimerScheduler<HubCore.Command> timers,
+      Supplier<CompletionStage<Done>> eventsDrained,
+      BooleanSupplier cutOff) {
     this.journal = journal;
     this.ctx = ctx;
+    this.timers = timers;
+    this.cutOff = cutOff;
     this.eventsDrained = eventsDrained;
     this.traffic = HubTraffic.get(ctx.getSystem());
   }
@@ -227,9 +254,30 @@ final class BrainJournal {
     }
   }
 
+  /** The fence's timer: try the held write again. */
+  void onRecheck() {
+    flush();
+  }
+
   private void flush() {
     if (!inFlight.isEmpty() || pending.isEmpty() || failure != null) {
       return;
+    }
+    if (cutOff.getAsBoolean()) {
+      if (!fenced) {
+        fenced = true;
+        ctx.getLog()
+            .warn(
+                "this node is cut off from its cluster: the brain holds its {} pending entries"
+                    + " (E-HUB-009)",
+                pendingEntries);
+      }
+      timers.startSingleTimer("journal-fence", new Recheck(), FENCE_RECHECK);
+      return;
+    }
+    if (fenced) {
+      fenced = false;
+      ctx.getLog().info("this node hears its cluster again: the brain writes its held entries");
     }
     inFlight = pending;
     pending = new ArrayList<>();

@@ -5,6 +5,7 @@ import io.capsule.config.diag.Code;
 import io.capsule.hub.HubCbor;
 import io.capsule.hub.metrics.HubTraffic;
 import io.capsule.hub.runner.BrainSession.Conn;
+import io.capsule.hub.standing.NodeStanding;
 import io.capsule.hub.store.HubEvent;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.protocol.ProtocolConfig;
@@ -151,7 +152,8 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
     this.config = config;
     this.events = events;
     this.snapshot = snapshot;
-    this.journal = new BrainJournal(journal, ctx, events::drained);
+    NodeStanding standing = NodeStanding.get(ctx.getSystem());
+    this.journal = new BrainJournal(journal, ctx, timers, events::drained, standing::cutOff);
     this.traffic = HubTraffic.get(ctx.getSystem());
     this.sessions = new HashMap<>();
     restored
@@ -192,6 +194,12 @@ final class HubCore extends AbstractBehavior<HubCore.Command> {
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Kick.class, this::onKick)
         .onMessage(BrainJournal.Written.class, this::onWritten)
+        .onMessage(
+            BrainJournal.Recheck.class,
+            r -> {
+              journal.onRecheck();
+              return this;
+            })
         .onMessage(Shutdown.class, s -> onShutdown())
         .onSignal(PostStop.class, s -> onStopped())
         .build();

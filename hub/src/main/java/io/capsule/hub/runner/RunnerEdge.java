@@ -7,8 +7,11 @@ import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
+import io.capsule.hub.standing.NodeStanding;
 import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.ProtocolException.TokenRefused;
+import io.capsule.protocol.frame.Ping;
+import io.capsule.protocol.frame.Pong;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenClaims;
 import io.capsule.protocol.ws.OrderedQueue;
@@ -71,6 +74,7 @@ public final class RunnerEdge {
   private final WebSocketSettings wsSettings;
   private final LoggingAdapter log;
   private final String node = UUID.randomUUID().toString().substring(0, 8);
+  private final NodeStanding standing;
 
   /**
    * @param welcomeTimeout how long a new socket waits for the brain to answer (a brain moving to
@@ -90,6 +94,7 @@ public final class RunnerEdge {
     this.wsSettings =
         (WebSocketSettings) ServerSettings.create(Adapter.toClassic(system)).getWebsocketSettings();
     this.log = Logging.getLogger(Adapter.toClassic(system), RunnerEdge.class);
+    this.standing = NodeStanding.get(system);
   }
 
   /**
@@ -137,6 +142,15 @@ public final class RunnerEdge {
       log.warning("runner refused before upgrade: {}", d);
       return HttpResponse.create().withStatus(StatusCodes.FORBIDDEN).withEntity(d.toString());
     }
+    if (standing.cutOff()) {
+      // No socket the brain could not hear: the runner dials its next hub URL at once.
+      Diagnostic d =
+          Diagnostic.of(
+              Code.E_HUB_009, "this hub node is cut off from its cluster; dial another node");
+      return HttpResponse.create()
+          .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+          .withEntity(d.toString());
+    }
     // Unique in the cluster: the brain keys connections of every node by it.
     String id = node + "-" + IDS.incrementAndGet();
     RunnerKey key =
@@ -158,22 +172,26 @@ public final class RunnerEdge {
                 control),
             "runner-gateway-" + id,
             Props.empty());
+    Runnable unwatch = standing.onCutOff(() -> gateway.tell(new RunnerGateway.CutOff()));
     Source<Message, NotUsed> outbound =
         out.second()
-            .keepAlive(config.heartbeatIdle(), Wire::ping)
+            .keepAlive(heartbeat(config), Wire::ping)
             .watchTermination(
                 (m, done) -> {
                   done.whenComplete(
-                      (d, e) ->
-                          gateway.tell(
-                              new RunnerGateway.SocketEnded(
-                                  e == null ? "closed" : String.valueOf(e))));
+                      (d, e) -> {
+                        unwatch.run();
+                        gateway.tell(
+                            new RunnerGateway.SocketEnded(
+                                e == null ? "closed" : String.valueOf(e)));
+                      });
                   return m;
                 });
     Sink<Message, NotUsed> inbound =
         inbound(
             config,
             mat,
+            ping -> gateway.tell(new RunnerGateway.Pinged(ping.nonce())),
             batch ->
                 AskPattern.<RunnerGateway.Command, RunnerGateway.Consumed>ask(
                     gateway,
@@ -193,9 +211,34 @@ public final class RunnerEdge {
       ProtocolConfig config,
       Materializer mat,
       Function<List<Object>, CompletionStage<RunnerGateway.Consumed>> toGateway) {
+    return inbound(config, mat, null, toGateway);
+  }
+
+  /**
+   * As {@link #inbound(ProtocolConfig, Materializer, Function)}, but each {@code ping} goes to
+   * {@code onPing} as soon as it is read, ahead of the batches waiting for the brain, and not to
+   * the brain ({@link RunnerGateway.Pinged}).
+   */
+  static Sink<Message, NotUsed> inbound(
+      ProtocolConfig config,
+      Materializer mat,
+      java.util.function.Consumer<Ping> onPing,
+      Function<List<Object>, CompletionStage<RunnerGateway.Consumed>> toGateway) {
     return Flow.<Message>create()
         .idleTimeout(config.deadAfter())
         .via(Wire.decodeKeepingText(config.frameCapBytes(), mat))
+        .filter(
+            f -> {
+              if (onPing != null && f instanceof Wire.Read r) {
+                if (r.frame() instanceof Ping p) {
+                  onPing.accept(p);
+                  return false;
+                }
+                // A pong only answers this node's heartbeat: its arrival was the point.
+                return !(r.frame() instanceof Pong);
+              }
+              return true;
+            })
         .batchWeighted(
             RunnerGateway.BATCH_WEIGHT,
             RunnerGateway::weight,
@@ -206,6 +249,20 @@ public final class RunnerEdge {
             })
         .mapAsync(RunnerGateway.IN_FLIGHT, toGateway::apply)
         .to(Sink.ignore());
+  }
+
+  /**
+   * How long a socket's outbound may stay quiet before this node pings the runner: the runner's
+   * liveness interval when shorter than the heartbeat. A runner gives up a hub it does not hear
+   * from; while its frames wait for a brain that does not answer (moving, or frozen on another
+   * node), this socket's reading is back-pressured and the runner's own pings wait unread, so the
+   * node speaks first: the runner hears that the node and the path to it are alive
+   * (docs/runner-protocol.md, "Liveness").
+   */
+  static java.time.Duration heartbeat(ProtocolConfig config) {
+    return config.pingInterval().compareTo(config.heartbeatIdle()) < 0
+        ? config.pingInterval()
+        : config.heartbeatIdle();
   }
 
   private static List<Object> batchOf(Object first) {

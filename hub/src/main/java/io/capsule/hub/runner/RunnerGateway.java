@@ -6,6 +6,8 @@ import io.capsule.hub.runner.ServerSocket.Control;
 import io.capsule.protocol.ProtocolException.FrameRejected;
 import io.capsule.protocol.codec.FrameCodec;
 import io.capsule.protocol.frame.Frame;
+import io.capsule.protocol.frame.Pong;
+import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.OrderedQueue;
 import io.capsule.protocol.ws.Wire;
 import java.time.Duration;
@@ -43,7 +45,7 @@ final class RunnerGateway {
    * The brain moved: the runner reconnects and resumes. A private code (4000-4999), as 1012
    * (service restart) is refused by Pekko's client as an invalid close code.
    */
-  static final int MOVED = 4012;
+  static final int MOVED = CloseCodes.MOVED;
 
   /** Try again later: no brain answered in time (private, for the same reason as 1013 would be). */
   static final int TRY_AGAIN = 4013;
@@ -73,6 +75,18 @@ final class RunnerGateway {
 
   /** The socket's outbound side ended. */
   record SocketEnded(String reason) implements Command {}
+
+  /**
+   * The runner pinged: answered here, on the node that holds the socket, not by the brain. A pong
+   * then says this node runs and the path to it works, even while the brain moves or waits for its
+   * store (a brain's pong would make a runner leave a node for a slow store, only to wait for the
+   * same brain elsewhere); a node that can no longer reach its cluster lets its sockets go itself
+   * ({@link CutOff}). Docs: docs/runner-protocol.md, "Liveness".
+   */
+  record Pinged(String nonce) implements Command {}
+
+  /** This node is cut off from its cluster: close with 4014 ({@code E-HUB-009}). */
+  record CutOff() implements Command {}
 
   private record BrainGone() implements Command {}
 
@@ -207,6 +221,13 @@ final class RunnerGateway {
               return Behaviors.same();
             })
         .onMessage(SocketEnded.class, e -> ended())
+        .onMessage(Pinged.class, this::pong)
+        .onMessage(
+            CutOff.class,
+            c -> {
+              timers.cancelAll();
+              return cutOff();
+            })
         .onAnyMessage(
             m -> {
               stash.stash(m);
@@ -255,10 +276,26 @@ final class RunnerGateway {
               core.tell(new HubCore.Closed(connId, e.reason()));
               return ended();
             })
+        .onMessage(Pinged.class, this::pong)
+        .onMessage(CutOff.class, c -> cutOff())
         .onMessage(Welcome.class, w -> Behaviors.same())
         .onMessage(NoWelcome.class, n -> Behaviors.same())
         .onMessage(Reannounce.class, r -> Behaviors.same())
         .build();
+  }
+
+  private Behavior<Command> pong(Pinged p) {
+    out.offer(Wire.text(new Pong(p.nonce())));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> cutOff() {
+    ctx.getLog().warn("{}: this node is cut off from its cluster; closing with 4014", connId);
+    control.complete(
+        new ServerSocket.Close(
+            CloseCodes.CUT_OFF,
+            Code.E_HUB_009.id() + " this hub node is cut off from its cluster; use another"));
+    return Behaviors.same();
   }
 
   private Behavior<Command> ended() {

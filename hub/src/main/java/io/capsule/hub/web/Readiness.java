@@ -1,14 +1,14 @@
 package io.capsule.hub.web;
 
 import com.typesafe.config.Config;
+import io.capsule.hub.standing.NodeStanding;
+import io.capsule.hub.standing.Standing;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.typed.Cluster;
 
 /**
  * Whether this hub can take work now: every check answers true within its deadline. A check that
@@ -48,18 +48,18 @@ public interface Readiness {
   }
 
   /**
-   * What {@code system} runs with: its cluster member must be Up (when the provider is the
-   * cluster's, as every hub's is), and its JDBC store must take a write ({@link StoreProbe}) when
-   * persistence goes to {@code jdbc-journal}.
+   * What {@code system} runs with: its cluster member must be Up and hear most of its cluster
+   * ({@link NodeStanding}: a cut-off node is not ready), when the provider is the cluster's, as
+   * every hub's is; and its JDBC store must take a write ({@link StoreProbe}) when persistence goes
+   * to {@code jdbc-journal}.
    */
   static Readiness of(ActorSystem<?> system) {
     Config c = system.settings().config();
     List<Readiness> checks = new java.util.ArrayList<>();
     if ("cluster".equals(c.getString("pekko.actor.provider"))) {
+      NodeStanding standing = NodeStanding.get(system);
       checks.add(
-          () ->
-              CompletableFuture.completedFuture(
-                  Cluster.get(system).selfMember().status() == MemberStatus.up()));
+          () -> CompletableFuture.completedFuture(standing.now() == Standing.Verdict.SERVING));
     }
     StoreProbe.of(system).ifPresent(checks::add);
     return checks.isEmpty() ? always() : all(checks);

@@ -12,7 +12,6 @@ import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.JournalHistory;
 import io.capsule.hub.store.PersistentHubJournal;
 import io.capsule.protocol.codec.FrameCodec;
-import io.capsule.protocol.frame.Ping;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.frame.TaskProgress;
 import io.capsule.protocol.token.TokenScope;
@@ -120,15 +119,17 @@ class RestartWithoutHistoryTest {
 
     WsFixture.RawPeer r =
         new WsFixture.RawPeer(kit.system(), hub.runnerUrl(), WsFixture.token(PROJECT, "r-1"));
-    r.send(WsFixture.hello(PROJECT, "ack"));
+    r.send(WsFixture.hello(PROJECT, "ack", "error-frames"));
     WsFixture.await(r.received, s -> s.contains("\"type\":\"ack\"")); // the hello's
     List<Entry> life = life(runner, "t-9");
     r.send(CODEC.encodeToString(life.get(life.size() - 1).frame())); // the report, replayed
     WsFixture.await(r.received, s -> s.contains("\"t-9\":" + (PROGRESS + 1)));
     TaskProgress late = ((TaskProgress) life.get(1).frame()).withSeq(PROGRESS + 2);
     r.send(CODEC.encodeToString(late));
-    r.send(CODEC.encodeToString(new Ping("after-the-late-frame")));
-    WsFixture.await(r.received, s -> s.contains("after-the-late-frame")); // both were handled
+    // A barrier the brain answers in order (a ping is answered at the node's edge, ahead of it):
+    // the error frame for an unknown type comes once everything before it was handled.
+    r.send("{\"type\":\"after-the-late-frame\",\"schema_version\":1}");
+    WsFixture.await(r.received, s -> s.contains("E-PRO-002")); // both were handled
 
     String after = get("/v1/tasks/t-9");
     assertTrue(after.contains("\"events\":" + (PROGRESS + 1) + ","), "nothing applied: " + after);

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.capsule.protocol.ws.CloseCodes;
 import io.capsule.protocol.ws.OrderedQueue;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.ws.Message;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Keep;
@@ -37,13 +39,17 @@ class RunnerGatewayTest {
     kit.shutdownTestKit();
   }
 
-  private void spawnGateway() {
+  private final TestProbe<String> toRunner = kit.createTestProbe();
+
+  private ActorRef<RunnerGateway.Command> spawnGateway() {
     OrderedQueue<Message> out =
         new OrderedQueue<>(
             Source.<Message>queue(8, OverflowStrategy.backpressure())
-                .toMat(Sink.ignore(), Keep.left())
+                .toMat(
+                    Sink.foreach(m -> toRunner.ref().tell(m.asTextMessage().getStrictText())),
+                    Keep.left())
                 .run(kit.system()));
-    kit.spawn(
+    return kit.spawn(
         RunnerGateway.create(
             "conn-1",
             new RunnerKey("demo", "r1"),
@@ -67,6 +73,32 @@ class RunnerGatewayTest {
     time.timePasses(WELCOME_TIMEOUT.plusSeconds(5));
     brain.expectNoMessage(Duration.ofMillis(100));
     assertFalse(control.isDone(), "a welcomed socket stays open: " + control.getNow(null));
+  }
+
+  @Test
+  void aPingIsAnsweredHereAtOnceWhileTheBrainHasNotAnswered() {
+    ActorRef<RunnerGateway.Command> gateway = spawnGateway();
+    brain.expectMessageClass(RunnerOpened.class);
+    gateway.tell(new RunnerGateway.Pinged("7"));
+    String pong = toRunner.receiveMessage();
+    assertTrue(pong.contains("\"type\":\"pong\"") && pong.contains("\"7\""), pong);
+    assertFalse(control.isDone(), "the socket stays open");
+    brain.expectNoMessage(Duration.ofMillis(50)); // the brain never sees the ping
+  }
+
+  @Test
+  void aCutOffNodeClosesTheSocketWith4014WhetherWelcomedOrNot() {
+    ActorRef<RunnerGateway.Command> gateway = spawnGateway();
+    brain.expectMessageClass(RunnerOpened.class);
+    gateway.tell(new RunnerGateway.CutOff());
+    ServerSocket.Control closed = control.join();
+    assertTrue(
+        closed instanceof ServerSocket.Close c
+            && c.code() == CloseCodes.CUT_OFF
+            && c.reason().startsWith("E-HUB-009"),
+        String.valueOf(closed));
+    time.timePasses(RunnerGateway.REANNOUNCE_EVERY.multipliedBy(3));
+    brain.expectNoMessage(Duration.ofMillis(50)); // no more announcements once let go
   }
 
   @Test

@@ -17,6 +17,18 @@ public final class CloseCodes {
   /** This connection was replaced by a newer one with the same {@code runner_id}. */
   public static final int REPLACED = 4000;
 
+  /**
+   * The project's brain moved to another node of the hub cluster ({@code E-HUB-007}): the node that
+   * closed is alive and in its cluster, so the runner dials it again and resumes.
+   */
+  public static final int MOVED = 4012;
+
+  /**
+   * The hub node is cut off from its cluster ({@code E-HUB-009}): it cannot apply frames any more;
+   * the runner dials its next hub URL and resumes there.
+   */
+  public static final int CUT_OFF = 4014;
+
   /** {@code hello.project_id} differs from the token's project ({@code E-PRO-008}). */
   public static final int PROJECT_MISMATCH = 4401;
 

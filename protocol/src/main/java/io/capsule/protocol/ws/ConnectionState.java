@@ -77,6 +77,8 @@ public record ConnectionState(
       case CloseCodes.INTERNAL_ERROR -> "close 1011: the hub stopped";
       case CloseCodes.REPLACED -> "close 4000: replaced by a newer connection";
       case CloseCodes.PROJECT_MISMATCH -> "close 4401: the token is for another project";
+      case CloseCodes.MOVED -> "close 4012: the hub's brain moved to another node";
+      case CloseCodes.CUT_OFF -> "close 4014: the hub node is cut off from its cluster";
       default -> (code < 1000 ? "HTTP " : "close ") + code;
     };
   }

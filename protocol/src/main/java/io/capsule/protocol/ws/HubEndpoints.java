@@ -17,7 +17,10 @@ import java.util.Set;
  * <p>Moving on after a connection ends (rather than redialling the same node first) is deliberate:
  * a node that was killed or partitioned is the likeliest to fail again, and any node of the cluster
  * can resume the runner (its seqs live in the runner and in the shared journal, not in the node).
- * With one URL this is the plain reconnect loop: the same URL, back-off exponent = failures.
+ * The one exception is a node that closes with 4012 ({@link CloseCodes#MOVED}): it is alive and in
+ * its cluster, only the project's brain moved, so it is dialled again first ({@link #redial}); the
+ * next URL might be the very node whose loss moved the brain. With one URL this is the plain
+ * reconnect loop: the same URL, back-off exponent = failures.
  *
  * <p>Not thread-safe: owned by the client's actor.
  */
@@ -95,6 +98,16 @@ public final class HubEndpoints {
     int exponent = failures / urls.size();
     failures++;
     current = (current + 1) % urls.size();
+    return exponent;
+  }
+
+  /**
+   * The node at {@link #current()} closed the connection but is fine to dial again (close 4012):
+   * stays on it and returns the back-off exponent as {@link #failed()} does.
+   */
+  public int redial() {
+    int exponent = failures / urls.size();
+    failures++;
     return exponent;
   }
 }

@@ -39,8 +39,10 @@ import org.apache.pekko.http.javadsl.model.ws.PeerClosedConnectionException;
 import org.apache.pekko.http.javadsl.model.ws.WebSocketRequest;
 import org.apache.pekko.http.javadsl.model.ws.WebSocketUpgradeResponse;
 import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.SharedKillSwitch;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -74,6 +76,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   /** The upgrade of connection {@code id} got no answer in time. */
   private record UpgradeDeadline(long id) implements Command {}
 
+  /** One ping interval of connection {@code id} passed ({@link Liveness}). */
+  private record LivenessTick(long id) implements Command {}
+
   /** The latest state, readable from any thread. */
   static final class StateCell {
     private volatile ConnectionState state =
@@ -91,13 +96,18 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   private static final class Conn {
     final long id;
     final OrderedQueue<Message> out;
+    final Liveness liveness;
+    final SharedKillSwitch kill;
     boolean upgraded;
+    boolean watched; // the liveness timer runs
     boolean ready;
     Closed closedEarly; // the stream ended before the upgrade answer was handled
 
-    Conn(long id, OrderedQueue<Message> out) {
+    Conn(long id, OrderedQueue<Message> out, Liveness liveness, SharedKillSwitch kill) {
       this.id = id;
       this.out = out;
+      this.liveness = liveness;
+      this.kill = kill;
     }
   }
 
@@ -155,6 +165,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         .onMessage(Inbound.class, this::onInbound)
         .onMessage(Closed.class, this::onClosed)
         .onMessage(UpgradeDeadline.class, this::onUpgradeDeadline)
+        .onMessage(LivenessTick.class, this::onLivenessTick)
         .onMessage(Stop.class, this::onStop)
         .build();
   }
@@ -208,8 +219,15 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
                   return done;
                 })
             .to(Sink.ignore());
-    Source<Message, NotUsed> outbound = out.second().keepAlive(config.heartbeatIdle(), Wire::ping);
-    conn = new Conn(id, new OrderedQueue<>(out.first()));
+    SharedKillSwitch kill = KillSwitches.shared("capsule-runner-connection-" + id);
+    Source<Message, NotUsed> outbound =
+        out.second().keepAlive(config.heartbeatIdle(), Wire::ping).via(kill.flow());
+    conn =
+        new Conn(
+            id,
+            new OrderedQueue<>(out.first()),
+            new Liveness(config.pingInterval(), config.silenceLimit()),
+            kill);
     // Hello goes first, before any heartbeat ping. The resume map cannot change before the
     // connection is up: only a connection brings frames to apply.
     conn.out.offer(
@@ -229,10 +247,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
             .first();
     getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
     // A host that accepts the socket and closes it (or keeps it) without an HTTP answer, such as a
-    // proxy with no backend, may leave the upgrade answer pending for good: bound it by the hello
-    // timeout, the hub's own window for the handshake. Not dead-after: a runner that dialed during
-    // a short outage would come back only once the hub's dead-after had taken its tasks back.
-    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), config.helloTimeout());
+    // proxy with no backend, a frozen hub JVM (its kernel still accepts) or a partition, may leave
+    // the upgrade answer pending for good: bound it by the hello timeout, the hub's own window for
+    // the handshake, or the liveness silence limit when shorter (a hub node answers an upgrade at
+    // its edge, as it answers a ping). Not dead-after: a runner that dialed during a short outage
+    // would come back only once the hub's dead-after had taken its tasks back.
+    timers.startSingleTimer("upgrade", new UpgradeDeadline(id), upgradeBound());
     return this;
   }
 
@@ -244,7 +264,13 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
         OptionalInt.empty(),
         conn.closedEarly != null
             ? "the connection ended before the hub answered the upgrade"
-            : "no answer to the upgrade within " + config.helloTimeout().toMillis() + " ms");
+            : "no answer to the upgrade within " + upgradeBound().toMillis() + " ms");
+  }
+
+  private Duration upgradeBound() {
+    return config.silenceLimit().compareTo(config.helloTimeout()) < 0
+        ? config.silenceLimit()
+        : config.helloTimeout();
   }
 
   private Behavior<Command> onUpgraded(Upgraded u) {
@@ -264,6 +290,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       return lost(OptionalInt.of(status), why);
     }
     conn.upgraded = true;
+    // From the upgrade on, not from the hub's first ack: a node whose gateway waits for the
+    // project's brain (moving after a failover) still answers pings, while a frozen one does not.
+    timers.startTimerWithFixedDelay("liveness", new LivenessTick(conn.id), config.pingInterval());
     if (conn.closedEarly != null) {
       return onClosed(conn.closedEarly);
     }
@@ -296,6 +325,8 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       in.done().complete(Done.getInstance());
       return this;
     }
+    watch(); // a frame may be handled before the upgrade's answer
+    conn.liveness.heard();
     List<CompletionStage<Done>> waits = new ArrayList<>();
     Object f = in.frame();
     if (f instanceof FrameRejected r) {
@@ -321,7 +352,9 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
       }
     } else if (f instanceof ErrorFrame e) {
       getContext().getLog().warn("the hub refused a frame: {} {}", e.code(), e.message());
-    } else if (!(f instanceof Pong)) {
+    } else if (f instanceof Pong) {
+      traffic.pong();
+    } else {
       getContext().getLog().warn("unexpected frame from the hub: {}", ((Frame) f).type());
     }
     // Never wait for our own outbound here: the hub may be waiting for us to read before it reads
@@ -333,6 +366,49 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
                 .toArray(CompletableFuture[]::new))
         .whenComplete((d, e) -> in.done().complete(Done.getInstance()));
     return this;
+  }
+
+  /**
+   * Starts the connection's liveness timer, once: from the upgrade on, not from the hub's first
+   * ack, since a node whose gateway waits for the project's brain (moving after a failover) still
+   * answers pings, while a frozen one does not.
+   */
+  private void watch() {
+    if (!conn.watched) {
+      conn.watched = true;
+      timers.startTimerWithFixedDelay("liveness", new LivenessTick(conn.id), config.pingInterval());
+    }
+  }
+
+  /**
+   * A hub that stalls (a frozen JVM, a host gone from the network) keeps its socket open and says
+   * nothing: only silence tells. Pings go out only while the hub is quiet (docs/runner-protocol.md,
+   * "Liveness").
+   */
+  private Behavior<Command> onLivenessTick(LivenessTick t) {
+    if (conn == null || conn.id != t.id()) {
+      return this;
+    }
+    return switch (conn.liveness.tick()) {
+      case ALIVE -> this;
+      case PING -> {
+        conn.out.offer(Wire.ping());
+        yield this;
+      }
+      case DEAD -> {
+        // Aborted, not closed: a close waits for the silent peer's close frame, which may never
+        // come (the outbound and inbound are coupled: this ends the TCP connection).
+        conn.kill.abort(new SilentHub());
+        traffic.silentHub();
+        yield lost(
+            OptionalInt.empty(),
+            "the hub at "
+                + endpoints.current()
+                + " said nothing for "
+                + config.silenceLimit().toMillis()
+                + " ms, not even a pong");
+      }
+    };
   }
 
   private Behavior<Command> onClosed(Closed c) {
@@ -363,6 +439,7 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   }
 
   private Behavior<Command> lost(OptionalInt code, String why) {
+    timers.cancel("liveness");
     if (conn != null) {
       conn.out.complete();
       conn = null;
@@ -372,8 +449,10 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
   }
 
   private Behavior<Command> retry(OptionalInt code, String why) {
-    // Failover: the next URL (round-robin); the back-off grows once per round of failed URLs.
-    Duration delay = backoff(endpoints.failed());
+    // Failover: the next URL (round-robin), but the same node after a 4012 (it is fine, its brain
+    // moved); the back-off grows once per round of failed URLs.
+    boolean moved = code.isPresent() && code.getAsInt() == CloseCodes.MOVED;
+    Duration delay = backoff(moved ? endpoints.redial() : endpoints.failed());
     getContext().getLog().info("dialling {} in {} ms", endpoints.current(), delay.toMillis());
     attempt++;
     setState(
@@ -402,6 +481,18 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     setState(ConnectionState.of(ConnectionState.Status.CLOSED, attempt));
     s.reply().complete(Done.getInstance());
     return Behaviors.stopped();
+  }
+
+  /**
+   * Why a silent connection was aborted. Pekko logs it once; a stack trace would say nothing more
+   * than the liveness log line next to it.
+   */
+  private static final class SilentHub extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    SilentHub() {
+      super("the hub went silent (capsule.protocol.liveness.silence-limit)", null, false, false);
+    }
   }
 
   private void setState(ConnectionState s) {

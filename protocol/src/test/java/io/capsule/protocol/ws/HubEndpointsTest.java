@@ -14,8 +14,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 class HubEndpointsTest {
 
   /**
-   * A script of events ({@code F} an attempt or connection failed, {@code C} connected) and, after
-   * each {@code F}, the URL dialled next and the back-off exponent that precedes it.
+   * A script of events ({@code F} an attempt or connection failed, {@code M} the node closed with
+   * 4012, its brain moved, {@code C} connected) and, after each {@code F} or {@code M}, the URL
+   * dialled next and the back-off exponent that precedes it.
    */
   @ParameterizedTest(name = "{0} with {1}")
   @CsvSource(
@@ -31,6 +32,10 @@ class HubEndpointsTest {
           a,b,c    | C F C F  | b:0 c:0
           a,b,c    | F F C F  | b:0 c:0 a:0
           a,b,c    | F F F C F F F F | b:0 c:0 a:0 b:0 c:0 a:0 b:1
+          a,b,c    | C M      | a:0
+          a,b,c    | C M F    | a:0 b:0
+          a,b,c    | C M M M M | a:0 a:0 a:0 a:1
+          a,b,c    | F C M C M | b:0 b:0 b:0
           """)
   void failsOverRoundRobinAndBacksOffOncePerRound(String urls, String script, String expected) {
     HubEndpoints e = HubEndpoints.parse(ws(urls));
@@ -39,7 +44,7 @@ class HubEndpointsTest {
       if (step.equals("C")) {
         e.connected();
       } else {
-        int exponent = e.failed();
+        int exponent = step.equals("M") ? e.redial() : e.failed();
         dialled.add(host(e.current()) + ":" + exponent);
       }
     }

@@ -25,10 +25,11 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Hosts that accept the TCP connection and give no HTTP answer (a proxy or load balancer with no
  * backend): the runner counts the attempt as failed and dials again, whether the host closes the
- * socket at once or keeps it silent. A silent one is given up after the hello timeout, not after
- * {@code dead-after}: waiting that long made a runner that dialed during a short outage come back
- * only when the hub's own {@code dead-after} had already taken its tasks back (EmbeddedMetersTest
- * in CI).
+ * socket at once or keeps it silent. A silent one is given up after the hello timeout, or the
+ * liveness silence limit when shorter (a frozen hub's kernel still accepts), not after {@code
+ * dead-after}: waiting that long made a runner that dialed during a short outage come back only
+ * when the hub's own {@code dead-after} had already taken its tasks back (EmbeddedMetersTest in
+ * CI).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunnerUnansweredDialTest {
@@ -114,6 +115,34 @@ class RunnerUnansweredDialTest {
           await(states, s -> s.status() == ConnectionState.Status.DISCONNECTED);
       assertTrue(
           gaveUp.reason().orElse("").contains("no answer to the upgrade within 1000 ms"),
+          gaveUp.toString());
+      client.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
+  void anUnansweredUpgradeIsGivenUpAfterTheSilenceLimitWhenShorter() throws Exception {
+    List<Socket> held = new CopyOnWriteArrayList<>();
+    try (ServerSocket server = serve(held::add)) { // kept open, never answered
+      BlockingQueue<ConnectionState> states = new LinkedBlockingQueue<>();
+      RunnerClient client =
+          dial(
+              server,
+              WsFixture.fast()
+                  .deadAfter(Duration.ofMinutes(5))
+                  .helloTimeout(Duration.ofMinutes(1))
+                  .pingInterval(Duration.ofMillis(400))
+                  .silenceLimit(Duration.ofMillis(1200))
+                  .build(),
+              states);
+      ConnectionState gaveUp =
+          await(states, s -> s.status() == ConnectionState.Status.DISCONNECTED);
+      assertTrue(
+          gaveUp.reason().orElse("").contains("no answer to the upgrade within 1200 ms"),
           gaveUp.toString());
       client.close().toCompletableFuture().get(20, TimeUnit.SECONDS);
     } finally {
