@@ -4,22 +4,17 @@ import io.capsule.config.diag.Code;
 import io.capsule.protocol.ProtocolException.TlsRefused;
 import io.capsule.protocol.tls.Pem;
 import java.io.IOException;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.GeneralSecurityException;
-import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.X509ExtendedKeyManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,25 +27,21 @@ import org.slf4j.LoggerFactory;
  * — is not used: the previous pair is served, {@code W-TLS-003} is logged once for that state of
  * the files, and the next change is tried again.
  *
- * <p>Threading: called by the JDK's TLS engines from any thread. The served pair is one immutable
- * {@link Pair} behind a volatile; the alias names the pair's generation, so a handshake that chose
- * an alias gets that pair's key and chain even if a reload happens in between (the previous pair is
- * kept for that).
+ * <p>Threading: called from any thread. The served pair is one immutable {@link Pair} behind a
+ * volatile; a reload is serialized.
  */
-final class ReloadingKeyManager extends X509ExtendedKeyManager {
-  private static final Logger LOG = LoggerFactory.getLogger(ReloadingKeyManager.class);
+final class KeyFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(KeyFiles.class);
 
   /** What the files looked like when last read: a change of either means read again. */
   private record Stamp(long certModified, long certSize, long keyModified, long keySize) {}
 
   /** One loaded certificate chain and its key. */
-  record Pair(String alias, List<X509Certificate> chain, PrivateKey key, Stamp stamp) {}
+  record Pair(List<X509Certificate> chain, PrivateKey key, Stamp stamp) {}
 
   private final Path certFile;
   private final Path keyFile;
-  private final AtomicLong generations = new AtomicLong();
   private volatile Pair current;
-  private volatile Pair previous;
   private volatile Stamp failed;
 
   /**
@@ -58,14 +49,14 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
    *
    * @throws TlsRefused {@code E-TLS-001} when the files do not hold a usable, matching pair
    */
-  ReloadingKeyManager(Path certFile, Path keyFile) {
+  KeyFiles(Path certFile, Path keyFile) {
     this.certFile = Objects.requireNonNull(certFile, "certFile");
     this.keyFile = Objects.requireNonNull(keyFile, "keyFile");
     this.current = load(stamp());
   }
 
-  /** The pair served now (after looking for a change). */
-  Pair served() {
+  /** The pair to serve now (read again first when the files changed). */
+  Pair current() {
     refreshIfChanged();
     return current;
   }
@@ -86,7 +77,6 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
       }
       try {
         Pair next = load(now);
-        previous = current;
         current = next;
         failed = null;
         LOG.info(
@@ -123,7 +113,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
       throw new TlsRefused(
           Code.E_TLS_001, keyFile + " is not the key of the first certificate in " + certFile);
     }
-    return new Pair("edge-" + generations.incrementAndGet(), chain, key, stamp);
+    return new Pair(chain, key, stamp);
   }
 
   /** Whether {@code key} signs what {@code pub} verifies (RSA, EC, EdDSA alike). */
@@ -150,53 +140,5 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
     } catch (GeneralSecurityException e) {
       return false;
     }
-  }
-
-  private Pair byAlias(String alias) {
-    Pair c = current;
-    if (c.alias().equals(alias)) {
-      return c;
-    }
-    Pair p = previous;
-    return p != null && p.alias().equals(alias) ? p : null;
-  }
-
-  @Override
-  public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
-    return chooseServerAlias(keyType, issuers, null);
-  }
-
-  @Override
-  public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
-    Pair p = served();
-    return p.key().getAlgorithm().equals(keyType) ? p.alias() : null;
-  }
-
-  @Override
-  public String[] getServerAliases(String keyType, Principal[] issuers) {
-    String a = chooseServerAlias(keyType, issuers, null);
-    return a == null ? null : new String[] {a};
-  }
-
-  @Override
-  public X509Certificate[] getCertificateChain(String alias) {
-    Pair p = byAlias(alias);
-    return p == null ? null : p.chain().toArray(X509Certificate[]::new);
-  }
-
-  @Override
-  public PrivateKey getPrivateKey(String alias) {
-    Pair p = byAlias(alias);
-    return p == null ? null : p.key();
-  }
-
-  @Override
-  public String[] getClientAliases(String keyType, Principal[] issuers) {
-    return null; // a server's key manager: it never acts as a client
-  }
-
-  @Override
-  public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
-    return null;
   }
 }
