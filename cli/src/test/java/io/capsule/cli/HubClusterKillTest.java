@@ -155,7 +155,12 @@ class HubClusterKillTest {
     List<String> runnerTls = tls.runnerArgs();
 
     long bootStart = System.nanoTime();
-    HubClusterStart.together(3, work, JVM, PROJECT, secret, store, hubs, tls::hubArgs);
+    try {
+      HubClusterStart.together(3, work, JVM, PROJECT, secret, store, hubs, tls::hubArgs);
+    } catch (AssertionError e) {
+      keepLogs(); // a node that did not start says why in its log, gone with the temp dir
+      throw e;
+    }
     for (HubProcess hub : hubs) {
       awaitLine(hub::output, "cluster: 3 nodes up", Duration.ofSeconds(180), hub.name, hub.log);
     }
@@ -399,11 +404,11 @@ class HubClusterKillTest {
    */
   private void keepLogs() throws java.io.IOException {
     Path keep = Files.createDirectories(Path.of("target", "hub-cluster-kill-logs"));
-    for (HubProcess hub : hubs) {
-      Files.copy(hub.log, keep.resolve(hub.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-    }
-    for (RunnerProcess r : runners) {
-      Files.copy(r.log, keep.resolve(r.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+    // Every process's log, including a node's that never started listening.
+    try (var logs = Files.newDirectoryStream(work, "*.log")) {
+      for (Path log : logs) {
+        Files.copy(log, keep.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
     }
   }
 
