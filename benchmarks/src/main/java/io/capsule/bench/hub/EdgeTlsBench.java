@@ -40,24 +40,39 @@ import org.apache.pekko.stream.javadsl.Source;
  * ServerTls}), in one run: rounds alternate the two, each a fresh connection sending {@code frames}
  * text frames of 612 bytes (a {@code task.progress} frame's size) as fast as the socket takes them,
  * timed until the server has read the last one. Prints frames/s per round, the medians, the ratio
- * TLS ÷ plain, and the load average before and after. Client and server share the JVM, so the
- * ratio counts TLS's cost at both ends.
+ * TLS ÷ plain, and the load average before and after. Client and server share the JVM, so the ratio
+ * counts TLS's cost at both ends.
  *
  * <p>The certificate is made by the JDK's {@code keytool} (self-signed for 127.0.0.1, trusted by
  * the client as its own CA). Usage: {@code java -cp benchmarks/target/benchmarks.jar
- * io.capsule.bench.hub.EdgeTlsBench [frames=20000] [rounds=6]}.
+ * io.capsule.bench.hub.EdgeTlsBench [frames=20000] [rounds=8]}. It also gives the JVM's CPU per
+ * frame for each, and that ratio: on a busy machine wall-clock rates swing with the neighbours.
  */
 public final class EdgeTlsBench {
   private static final String PAYLOAD = "x".repeat(612);
 
+  /**
+   * Rounds of each kind before measuring: with 3, the measured rates still rose round by round (a
+   * JVM still compiling, at load ~20 on 2 cores); 8 leave them flat.
+   */
+  private static final int WARM_UP = 8;
+
+  /** The JVM's CPU time, both ends' work: robust where wall time suffers from a busy machine. */
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean)
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
   /** The round being served: the server completes it when it has read every frame. */
   private record Round(long frames, CompletableFuture<Long> done) {}
+
+  /** The JVM's CPU µs per frame of the last {@link #send} (read on the main thread only). */
+  private static double lastCpuPerFrameMicros;
 
   private EdgeTlsBench() {}
 
   public static void main(String[] args) throws Exception {
     long frames = args.length > 0 ? Long.parseLong(args[0]) : 20_000;
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 6;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 8;
     Path dir = Files.createTempDirectory("edge-tls-bench");
     ActorSystem<Void> system =
         ActorSystem.create(Behaviors.empty(), "edge-tls-bench", ConfigFactory.load());
@@ -67,8 +82,7 @@ public final class EdgeTlsBench {
       selfSigned(dir, cert, key);
       AtomicReference<Round> round = new AtomicReference<>();
       Route route = Directives.handleWebSocketMessages(counting(round, system));
-      GuardedBinding.Limits limits =
-          GuardedBinding.Limits.fromConfig(system.settings().config());
+      GuardedBinding.Limits limits = GuardedBinding.Limits.fromConfig(system.settings().config());
       GuardedBinding plain =
           GuardedBinding.bind(system, "127.0.0.1", 0, route, limits, Optional.empty())
               .toCompletableFuture()
@@ -87,15 +101,11 @@ public final class EdgeTlsBench {
       String load0 = load();
       // Warm-up: a round each, not counted (the JIT, the TLS provider's first handshake).
       send(system, round, "ws://127.0.0.1:" + plain.localAddress().getPort() + "/", frames, null);
-      send(
-          system,
-          round,
-          "wss://127.0.0.1:" + tls.localAddress().getPort() + "/",
-          frames,
-          trust);
+      send(system, round, "wss://127.0.0.1:" + tls.localAddress().getPort() + "/", frames, trust);
       List<Double> plainRates = new ArrayList<>();
       List<Double> tlsRates = new ArrayList<>();
       List<Double> ratios = new ArrayList<>();
+      List<Double> cpuRatios = new ArrayList<>();
       for (int i = 1; i <= rounds; i++) {
         double p =
             send(
@@ -104,6 +114,7 @@ public final class EdgeTlsBench {
                 "ws://127.0.0.1:" + plain.localAddress().getPort() + "/",
                 frames,
                 null);
+        double plainCpu = lastCpuPerFrameMicros;
         double t =
             send(
                 system,
@@ -111,21 +122,28 @@ public final class EdgeTlsBench {
                 "wss://127.0.0.1:" + tls.localAddress().getPort() + "/",
                 frames,
                 trust);
+        double tlsCpu = lastCpuPerFrameMicros;
         plainRates.add(p);
         tlsRates.add(t);
         ratios.add(t / p);
+        cpuRatios.add(tlsCpu / plainCpu);
         System.out.printf(
             Locale.ROOT,
-            "round %d: plain %.0f frames/s, TLS %.0f frames/s, TLS ÷ plain %.2f%n",
+            "round %d: plain %.0f frames/s (%.1f µs CPU/frame), TLS %.0f frames/s (%.1f µs),"
+                + " TLS ÷ plain %.2f in frames/s, %.2f in CPU per frame%n",
             i,
             p,
+            plainCpu,
             t,
-            t / p);
+            tlsCpu,
+            t / p,
+            tlsCpu / plainCpu);
       }
       System.out.printf(
           Locale.ROOT,
           "%d frames of %d B per round, %d rounds: median plain %.0f frames/s, TLS %.0f frames/s;"
-              + " median ratio TLS ÷ plain %.2f (min %.2f, max %.2f); load average %s → %s%n",
+              + " median ratio TLS ÷ plain %.2f (min %.2f, max %.2f); CPU per frame TLS ÷ plain"
+              + " %.2f (median); load average %s → %s%n",
           frames,
           PAYLOAD.length(),
           rounds,
@@ -134,6 +152,7 @@ public final class EdgeTlsBench {
           median(ratios),
           Collections.min(ratios),
           Collections.max(ratios),
+          median(cpuRatios),
           load0,
           load());
       plain.terminate().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -179,16 +198,15 @@ public final class EdgeTlsBench {
         Source.maybe());
   }
 
-  /** One round: a fresh connection, {@code frames} frames; frames per second until all were read. */
+  /**
+   * One round: a fresh connection, {@code frames} frames; frames per second until all were read.
+   */
   private static double send(
-      ActorSystem<?> system,
-      AtomicReference<Round> round,
-      String url,
-      long frames,
-      ClientTls trust)
+      ActorSystem<?> system, AtomicReference<Round> round, String url, long frames, ClientTls trust)
       throws Exception {
     Round r = new Round(frames, new CompletableFuture<>());
     round.set(r);
+    long cpu0 = OS.getProcessCpuTime();
     long start = System.nanoTime();
     Http.get(system)
         .singleWebSocketRequest(
@@ -201,6 +219,7 @@ public final class EdgeTlsBench {
             trust == null ? ConnectionContext.noEncryption() : trust.httpsContext(),
             Materializer.matFromSystem(system));
     long end = r.done().get(5, TimeUnit.MINUTES);
+    lastCpuPerFrameMicros = (OS.getProcessCpuTime() - cpu0) / 1e3 / frames;
     return frames / ((end - start) / 1e9);
   }
 
@@ -216,8 +235,8 @@ public final class EdgeTlsBench {
   }
 
   /**
-   * A self-signed certificate for 127.0.0.1 from the JDK's {@code keytool}, written as the PEM
-   * pair the hub reads (keytool keeps keys in keystores only: the key is taken from it here).
+   * A self-signed certificate for 127.0.0.1 from the JDK's {@code keytool}, written as the PEM pair
+   * the hub reads (keytool keeps keys in keystores only: the key is taken from it here).
    */
   private static void selfSigned(Path dir, Path cert, Path key) throws Exception {
     Path store = dir.resolve("edge.p12");
