@@ -196,6 +196,34 @@ class EdgeTlsTest {
   }
 
   @Test
+  void wssToAPlainHubIsRefusedAsAFailedHandshakeNotSpokenInClear() throws Exception {
+    GuardedBinding plain =
+        GuardedBinding.bind(
+                kit.system(),
+                "127.0.0.1",
+                0,
+                org.apache.pekko.http.javadsl.server.Directives.complete("ok"),
+                GuardedBinding.Limits.fromConfig(kit.system().settings().config()))
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    String url = "wss://127.0.0.1:" + plain.localAddress().getPort() + "/v1/runner";
+    RunnerClient runner = dial(url, trust);
+    try {
+      ConnectionState refused =
+          Await.until(
+              runner::connectionState,
+              s -> s.status() == ConnectionState.Status.DISCONNECTED,
+              WAIT,
+              "the runner gave up the handshake with a plain server");
+      String reason = refused.reason().orElseThrow();
+      assertTrue(reason.startsWith("E-TLS-005 the TLS handshake with " + url), reason);
+    } finally {
+      runner.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      plain.terminate().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void aRotatedCertificateIsServedFromTheNextHandshakeAndAHalfWrittenOneNever() throws Exception {
     Path certFile = dir.resolve("rotating.pem");
     Path keyFile = dir.resolve("rotating.key");
