@@ -5,8 +5,10 @@ import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
+import io.capsule.hub.ClusterTls;
 import io.capsule.hub.HubCluster;
 import io.capsule.hub.ReferenceHub;
+import io.capsule.hub.http.ServerTls;
 import io.capsule.hub.store.HubJournal;
 import io.capsule.hub.store.HubStore;
 import io.capsule.hub.store.PersistentHubJournal;
@@ -17,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -80,6 +83,8 @@ final class HubCommand implements Callable<Integer> {
 
   @CommandLine.Mixin LogOptions logs = new LogOptions();
 
+  @CommandLine.Mixin HubTlsOptions tls = new HubTlsOptions();
+
   @Option(
       names = "--cluster",
       description =
@@ -131,7 +136,13 @@ final class HubCommand implements Callable<Integer> {
     int port = Integer.parseInt(listen.substring(colon + 1));
     PrintWriter out = spec.commandLine().getOut();
     HubStore store = storeOptions.resolve();
+    // TLS files are read before anything starts: unusable ones refuse the start (E-TLS-001).
+    Optional<ServerTls> edgeTls = tls.edge(spec.commandLine());
+    Optional<ClusterTls> clusterTls = tls.cluster(spec.commandLine(), cluster);
     Config clusterConfig = clusterConfig(store, settings);
+    if (clusterTls.isPresent()) {
+      clusterConfig = clusterTls.get().config().withFallback(clusterConfig);
+    }
     store.migrate(); // E-HUB-001 before anything listens: a hub without its store never starts
     ActorSystem<Void> system =
         CliSystem.create(SYSTEM_NAME, settings, store.pekkoConfig().withFallback(clusterConfig));
@@ -151,7 +162,15 @@ final class HubCommand implements Callable<Integer> {
     try {
       hub =
           ReferenceHub.start(
-                  system, RuntimeWiring.protocol(settings), tokens, project, host, port, journal)
+                  system,
+                  RuntimeWiring.protocol(settings),
+                  tokens,
+                  project,
+                  host,
+                  port,
+                  journal,
+                  Optional.empty(),
+                  edgeTls)
               .toCompletableFuture()
               .join();
     } catch (RuntimeException e) {
@@ -171,6 +190,13 @@ final class HubCommand implements Callable<Integer> {
     }
     out.println("hub for project " + project + " listening on " + hub.apiUrl());
     out.println("runners connect to " + hub.runnerUrl());
+    edgeTls.ifPresent(
+        t -> out.println("TLS: " + t.describe() + " (re-read when the files change)"));
+    clusterTls.ifPresent(t -> out.println("cluster transport: mutual TLS, CA " + t.ca()));
+    Optional<String> canonicalHost =
+        cluster ? Optional.of(HubCluster.Endpoint.parse(canonical).host()) : Optional.empty();
+    HubTlsOptions.warnings(host, edgeTls.isPresent(), canonicalHost, clusterTls.isPresent())
+        .forEach(out::println);
     if (cluster) {
       out.println(
           "cluster node "

@@ -32,7 +32,8 @@ final class HubStoreOptions {
       description =
           "keep the hub's state in PostgreSQL (jdbc:postgresql://HOST:PORT/DB) instead; the"
               + " password from --store-password-file or $"
-              + PASSWORD_ENV)
+              + PASSWORD_ENV
+              + "; TLS with ?sslmode=verify-full&sslrootcert=CA.pem")
   String store;
 
   @Option(
@@ -54,6 +55,13 @@ final class HubStoreOptions {
         throw refused(
             "--store '" + store + "' is not a jdbc:postgresql:// URL",
             "e.g. --store jdbc:postgresql://127.0.0.1:5432/capsule");
+      }
+      if (store.toLowerCase(java.util.Locale.ROOT).matches(".*[?&]password=.*")) {
+        // A URL's password would show in `ps`, shell history and the hub's start line.
+        throw refused(
+            "--store names a password in the URL; it would show in ps and in the hub's output",
+            "remove password= from the URL and pass --store-password-file FILE or $"
+                + PASSWORD_ENV);
       }
       return HubStore.postgres(store, storeUser, password());
     }

@@ -7,6 +7,7 @@ import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.protocol.frame.Capabilities;
+import io.capsule.protocol.tls.ClientTls;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.HubEndpoints;
 import java.io.PrintWriter;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -39,7 +41,7 @@ final class RunnerCommand implements Callable<Integer> {
       names = "--hub",
       required = true,
       description =
-          "ws://HOST:PORT/v1/runner, or several nodes of one hub cluster separated by commas:"
+          "ws://HOST:PORT/v1/runner (wss:// for a hub with TLS), or several nodes of one hub cluster separated by commas:"
               + " on a disconnect the runner dials the next one (round-robin) and resumes there")
   String hub;
 
@@ -73,6 +75,14 @@ final class RunnerCommand implements Callable<Integer> {
       description = "HOST:PORT to serve Prometheus metrics on, at /metrics (default: off)")
   String metrics;
 
+  @Option(
+      names = "--ca-file",
+      paramLabel = "PEM",
+      description =
+          "trust the CAs in this PEM file for a wss:// hub, besides the system's (a hub whose"
+              + " certificate comes from a private CA)")
+  Path caFile;
+
   @CommandLine.Mixin LogOptions logs = new LogOptions();
 
   @Override
@@ -94,6 +104,8 @@ final class RunnerCommand implements Callable<Integer> {
           Diagnostic.of(Code.E_CLI_001, "--capsules " + capsules + " is not a directory")
               .withHint("pass the folder holding one sub-folder per capsule"));
     }
+    // Read now: an unreadable CA file refuses the start (E-TLS-001), not every dial.
+    ClientTls trust = ClientTls.trusting(Optional.ofNullable(caFile));
     TokenSource tokens = TokenSource.file(tokenFile);
     String projectId = project != null ? project : projectOf(tokens.token());
     CapsuleSettings settings = CapsuleSettings.load();
@@ -113,7 +125,8 @@ final class RunnerCommand implements Callable<Integer> {
             maxRuns,
             // Which node, when connected: with several --hub URLs a person wants to know.
             s -> say(out, s.describe() + s.hubUrl().map(u -> " to " + u).orElse("")),
-            n -> say(out, n.describe()));
+            n -> say(out, n.describe()),
+            trust);
     synchronized (out) {
       out.println(
           "runner for project " + projectId + " → " + hub + " (capsules in " + capsules + ")");

@@ -3,6 +3,7 @@ package io.capsule.cli;
 import io.capsule.config.settings.CapsuleSettings;
 import io.capsule.driver.load.DriverLoader;
 import io.capsule.protocol.frame.Capabilities;
+import io.capsule.protocol.tls.ClientTls;
 import io.capsule.protocol.token.TokenSource;
 import io.capsule.protocol.ws.ConnectionState;
 import io.capsule.protocol.ws.RunnerClient;
@@ -47,6 +48,31 @@ final class RunnerNode implements AutoCloseable {
       int maxRuns,
       Consumer<ConnectionState> onState,
       Consumer<HubLink.TaskNotice> onTask) {
+    return start(
+        system,
+        settings,
+        hubUrl,
+        projectId,
+        tokens,
+        capsules,
+        maxRuns,
+        onState,
+        onTask,
+        ClientTls.system());
+  }
+
+  /** As above, a {@code wss://} hub's certificate verified against {@code tls}. */
+  static RunnerNode start(
+      ActorSystem<?> system,
+      CapsuleSettings settings,
+      String hubUrl,
+      String projectId,
+      TokenSource tokens,
+      Path capsules,
+      int maxRuns,
+      Consumer<ConnectionState> onState,
+      Consumer<HubLink.TaskNotice> onTask,
+      ClientTls tls) {
     DriverLoader loader = RuntimeWiring.driverLoader(settings);
     EmbeddedRuntime runtime =
         EmbeddedRuntime.create(system, RuntimeWiring.limits(settings), RuntimeWiring.wasm(loader));
@@ -64,7 +90,8 @@ final class RunnerNode implements AutoCloseable {
                     tokens,
                     defaults.config(),
                     null)
-                .withOnState(onState));
+                .withOnState(onState)
+                .withTls(tls));
     system.systemActorOf(
         HubLink.create(client, runtime.guardian(), new AssignReader(capsules), maxRuns, onTask),
         "hub-link-" + UUID.randomUUID(),

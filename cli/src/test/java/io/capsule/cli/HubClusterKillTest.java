@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.capsule.hub.store.PostgresServer;
+import io.capsule.protocol.tls.ClientTls;
 import io.capsule.protocol.token.ProjectTokens;
 import io.capsule.protocol.token.TokenScope;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,6 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
  * shipped {@code capsule.hub.cluster} timings, printing the failover step by step first ({@link
  * FailoverTimeline}) and the late heartbeats. It takes 1.5-4 minutes. Skipped without PostgreSQL's
  * binaries unless {@code CAPSULE_REQUIRE_POSTGRES} is set (CI sets it): then it fails.
+ *
+ * <p>Every wire is on TLS, as a deployment across machines runs it (docs/operations.md, "TLS on
+ * every wire"): the nodes' edge serves HTTPS and {@code wss://} with a certificate of a CA this
+ * test makes, the runners trust it with {@code --ca-file} (this JVM's API clients through the
+ * default {@link SSLContext}), and the nodes talk over Artery on mutual TLS, each with a
+ * certificate of the cluster's CA. Plain-text clusters are covered by {@code HubClusterTest}.
  *
  * <p>The project's brain (its tasks, queue and runners' sequencing: one sharded actor) lives on
  * whichever node sharding placed it; when that is the victim, it starts on a survivor from the
@@ -88,6 +96,7 @@ class HubClusterKillTest {
   @TempDir Path work;
 
   private PostgresServer pg;
+  private SSLContext defaultTls;
   private final List<HubProcess> hubs = new ArrayList<>();
   private final List<RunnerProcess> runners = new ArrayList<>();
 
@@ -105,6 +114,9 @@ class HubClusterKillTest {
 
   @AfterAll
   void stopEverything() {
+    if (defaultTls != null) {
+      SSLContext.setDefault(defaultTls);
+    }
     runners.forEach(RunnerProcess::close);
     hubs.forEach(HubProcess::close);
     if (pg != null) {
@@ -136,14 +148,34 @@ class HubClusterKillTest {
     Cli.Result migrated = Cli.run(migrate.toArray(String[]::new));
     assertEquals(ExitCodes.DONE, migrated.exit(), migrated.err());
 
+    // TLS on every wire (ClusterTlsFiles); this JVM's API clients trust the edge's CA.
+    ClusterTlsFiles tls = ClusterTlsFiles.create(work, 3);
+    defaultTls = SSLContext.getDefault();
+    SSLContext.setDefault(ClientTls.trusting(Optional.of(tls.edgeCa())).sslContext());
+    List<String> runnerTls = tls.runnerArgs();
+
     long bootStart = System.nanoTime();
-    HubClusterStart.together(3, work, JVM, PROJECT, secret, store, hubs);
+    try {
+      HubClusterStart.together(3, work, JVM, PROJECT, secret, store, hubs, tls::hubArgs);
+    } catch (AssertionError e) {
+      keepLogs(); // a node that did not start says why in its log, gone with the temp dir
+      throw e;
+    }
     for (HubProcess hub : hubs) {
       awaitLine(hub::output, "cluster: 3 nodes up", Duration.ofSeconds(180), hub.name, hub.log);
     }
     System.out.printf(
         "cluster of 3 up %d ms after the JVMs were started%n",
         Duration.ofNanos(System.nanoTime() - bootStart).toMillis());
+    for (HubProcess hub : hubs) {
+      assertTrue(hub.apiUrl().startsWith("https://"), hub.name + " " + hub.output());
+      assertTrue(
+          hub.output().stream().anyMatch(l -> l.startsWith("cluster transport: mutual TLS")),
+          hub.name + " " + hub.output());
+      assertTrue(
+          hub.output().stream().noneMatch(l -> l.startsWith("W-TLS")),
+          hub.name + " warns of no plain wire: " + hub.output());
+    }
     HubProcess a = hubs.get(0);
     HubProcess b = hubs.get(1);
     HubProcess c = hubs.get(2);
@@ -157,7 +189,8 @@ class HubClusterKillTest {
             Files.writeString(
                 work.resolve("r1.token"),
                 tokens.issue(PROJECT, Optional.of("r1"), Duration.ofMinutes(30))),
-            capsules));
+            capsules,
+            runnerTls));
     runners.add(
         RunnerProcess.start(
             "runner-2",
@@ -167,7 +200,8 @@ class HubClusterKillTest {
             Files.writeString(
                 work.resolve("r2.token"),
                 tokens.issue(PROJECT, Optional.of("r2"), Duration.ofMinutes(30))),
-            capsules));
+            capsules,
+            runnerTls));
     for (RunnerProcess r : runners) {
       awaitLine(r::output, "runner: connected to ", Duration.ofSeconds(180), r.name, r.log);
     }
@@ -370,11 +404,11 @@ class HubClusterKillTest {
    */
   private void keepLogs() throws java.io.IOException {
     Path keep = Files.createDirectories(Path.of("target", "hub-cluster-kill-logs"));
-    for (HubProcess hub : hubs) {
-      Files.copy(hub.log, keep.resolve(hub.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-    }
-    for (RunnerProcess r : runners) {
-      Files.copy(r.log, keep.resolve(r.log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+    // Every process's log, including a node's that never started listening.
+    try (var logs = Files.newDirectoryStream(work, "*.log")) {
+      for (Path log : logs) {
+        Files.copy(log, keep.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
     }
   }
 

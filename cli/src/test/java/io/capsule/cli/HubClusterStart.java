@@ -32,6 +32,20 @@ final class HubClusterStart {
       List<String> store,
       List<HubProcess> into)
       throws Exception {
+    together(n, work, jvm, project, secret, store, into, k -> List.of());
+  }
+
+  /** As above, node {@code k} (from 0) getting the options {@code perNode.apply(k)} too. */
+  static void together(
+      int n,
+      Path work,
+      List<String> jvm,
+      String project,
+      Path secret,
+      List<String> store,
+      List<HubProcess> into,
+      java.util.function.IntFunction<List<String>> perNode)
+      throws Exception {
     int[] http = freePorts(n);
     int[] artery = freePorts(n);
     List<String> seedList = new ArrayList<>();
@@ -59,6 +73,7 @@ final class HubClusterStart {
                   "--canonical",
                   "127.0.0.1:" + artery[k]));
       args.addAll(store);
+      args.addAll(perNode.apply(k));
       Thread t =
           new Thread(
               () -> {

@@ -23,13 +23,14 @@ import java.util.regex.Pattern;
  * then SIGKILL past a bound); {@link #kill} is the SIGKILL of a crash.
  */
 final class HubProcess implements AutoCloseable {
-  private static final Pattern LISTENING = Pattern.compile("listening on http://[^:]+:(\\d+)");
+  private static final Pattern LISTENING = Pattern.compile("listening on (https?)://[^:]+:(\\d+)");
 
   final String name;
   final Path log;
   private final Process process;
   private final List<RunnerProcess.Line> output = new ArrayList<>();
   private final CompletableFuture<Integer> port = new CompletableFuture<>();
+  private volatile boolean secure;
 
   private HubProcess(String name, Path log, Process process) {
     this.name = name;
@@ -87,7 +88,8 @@ final class HubProcess implements AutoCloseable {
         }
         Matcher m = LISTENING.matcher(line);
         if (m.find()) {
-          port.complete(Integer.parseInt(m.group(1)));
+          secure = m.group(1).equals("https");
+          port.complete(Integer.parseInt(m.group(2)));
         }
       }
     } catch (IOException e) {
@@ -100,12 +102,15 @@ final class HubProcess implements AutoCloseable {
     return port.join();
   }
 
+  /** {@code http://} or, for a hub started with {@code --tls-cert}, {@code https://}. */
   String apiUrl() {
-    return "http://127.0.0.1:" + port();
+    int p = port();
+    return (secure ? "https" : "http") + "://127.0.0.1:" + p;
   }
 
   String runnerUrl() {
-    return "ws://127.0.0.1:" + port() + "/v1/runner";
+    int p = port();
+    return (secure ? "wss" : "ws") + "://127.0.0.1:" + p + "/v1/runner";
   }
 
   long pid() {

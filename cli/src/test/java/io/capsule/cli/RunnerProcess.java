@@ -34,6 +34,19 @@ final class RunnerProcess implements AutoCloseable {
   static RunnerProcess start(
       String name, Path logDir, List<String> jvmArgs, String hubUrls, Path tokenFile, Path capsules)
       throws IOException {
+    return start(name, logDir, jvmArgs, hubUrls, tokenFile, capsules, List.of());
+  }
+
+  /** As above, with {@code more} options for {@code capsule runner} ({@code --ca-file F}). */
+  static RunnerProcess start(
+      String name,
+      Path logDir,
+      List<String> jvmArgs,
+      String hubUrls,
+      Path tokenFile,
+      Path capsules,
+      List<String> more)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmArgs);
@@ -51,6 +64,7 @@ final class RunnerProcess implements AutoCloseable {
             capsules.toString(),
             "--max-runs",
             "10"));
+    command.addAll(more);
     Path log = logDir.resolve(name + ".log");
     Process p =
         new ProcessBuilder(command)

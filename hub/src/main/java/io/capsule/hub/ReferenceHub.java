@@ -5,6 +5,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import com.typesafe.config.Config;
 import io.capsule.hub.events.TaskEventStream;
 import io.capsule.hub.http.GuardedBinding;
+import io.capsule.hub.http.ServerTls;
 import io.capsule.hub.queue.QueueEntity;
 import io.capsule.hub.queue.QueueState;
 import io.capsule.hub.runner.HubServer;
@@ -68,16 +69,19 @@ public final class ReferenceHub {
   private final AtomicReference<ProjectHub> local;
   private final CompletionStage<Done> events;
   private final Runnable stopBrain;
+  private final boolean secure;
 
   private ReferenceHub(
       GuardedBinding binding,
       AtomicReference<ProjectHub> local,
       CompletionStage<Done> events,
-      Runnable stopBrain) {
+      Runnable stopBrain,
+      boolean secure) {
     this.binding = binding;
     this.local = local;
     this.events = events;
     this.stopBrain = stopBrain;
+    this.secure = secure;
   }
 
   /** Binds on {@code host:port} (port 0: a free one) for {@code projectId}; remembers nothing. */
@@ -127,6 +131,25 @@ public final class ReferenceHub {
       int port,
       HubJournal journal,
       Optional<MeterRegistry> registry) {
+    return start(
+        system, config, tokens, projectId, host, port, journal, registry, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(ActorSystem, ProtocolConfig, ProjectTokens, String, String, int, HubJournal,
+   * Optional)}, serving HTTPS and {@code wss://} with {@code tls} (docs/operations.md, "TLS on
+   * every wire"); plain HTTP and {@code ws://} when empty.
+   */
+  public static CompletionStage<ReferenceHub> start(
+      ActorSystem<?> system,
+      ProtocolConfig config,
+      ProjectTokens tokens,
+      String projectId,
+      String host,
+      int port,
+      HubJournal journal,
+      Optional<MeterRegistry> registry,
+      Optional<ServerTls> tls) {
     checkProjectId(projectId);
     TaskEventStream.Settings sse = sseSettings(system.settings().config());
     Optional<JdbcReadJournal> reads = reads(journal);
@@ -211,8 +234,9 @@ public final class ReferenceHub {
                     host,
                     port,
                     concat(runners.route(), edge.route()),
-                    GuardedBinding.Limits.fromConfig(system.settings().config()))
-                .thenApply(b -> new ReferenceHub(b, local, events, stopBrain)));
+                    GuardedBinding.Limits.fromConfig(system.settings().config()),
+                    tls)
+                .thenApply(b -> new ReferenceHub(b, local, events, stopBrain, tls.isPresent())));
   }
 
   /** The store's read side, when the hub keeps its tasks in one. */
@@ -254,14 +278,21 @@ public final class ReferenceHub {
     return binding.localAddress();
   }
 
-  /** {@code http://host:port} of the API. */
+  /** {@code http://host:port} of the API ({@code https://} over TLS). */
   public String apiUrl() {
-    return "http://" + address().getHostString() + ":" + address().getPort();
+    return (secure ? "https://" : "http://")
+        + address().getHostString()
+        + ":"
+        + address().getPort();
   }
 
-  /** {@code ws://host:port/v1/runner} for runners. */
+  /** {@code ws://host:port/v1/runner} for runners ({@code wss://} over TLS). */
   public String runnerUrl() {
-    return "ws://" + address().getHostString() + ":" + address().getPort() + "/v1/runner";
+    return (secure ? "wss://" : "ws://")
+        + address().getHostString()
+        + ":"
+        + address().getPort()
+        + "/v1/runner";
   }
 
   /**

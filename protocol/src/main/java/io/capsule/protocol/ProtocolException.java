@@ -7,7 +7,8 @@ import io.capsule.config.diag.DiagnosticException;
 /**
  * The root of every refusal the protocol module raises. Subclasses name what a caller must tell
  * apart: a frame that cannot be read ({@link FrameRejected}), a replay buffer that overflowed
- * ({@link ReplayOverflow}), a bearer token refused ({@link TokenRefused}).
+ * ({@link ReplayOverflow}), a bearer token refused ({@link TokenRefused}), TLS that does not verify
+ * ({@link TlsRefused}).
  */
 public class ProtocolException extends DiagnosticException {
   private static final long serialVersionUID = 1L;
@@ -58,6 +59,23 @@ public class ProtocolException extends DiagnosticException {
     }
 
     public TokenRefused(Code code, String message, Throwable cause) {
+      super(Diagnostic.of(code, message), cause);
+    }
+  }
+
+  /**
+   * TLS material that cannot be used ({@code E-TLS-001}), or a peer whose certificate does not
+   * verify: an unknown CA ({@code E-TLS-002}), expired ({@code E-TLS-003}), another host's ({@code
+   * E-TLS-004}), or a handshake that failed otherwise ({@code E-TLS-005}).
+   */
+  public static final class TlsRefused extends ProtocolException {
+    private static final long serialVersionUID = 1L;
+
+    public TlsRefused(Code code, String message) {
+      super(Diagnostic.of(code, message));
+    }
+
+    public TlsRefused(Code code, String message, Throwable cause) {
       super(Diagnostic.of(code, message), cause);
     }
   }

@@ -9,8 +9,9 @@ import java.util.regex.Pattern;
  * of what to do. Codes are stable (tests and operators match on them); the prefix tells the area:
  * {@code CAP} grants, {@code RUN} a run, {@code MAN} the manifest, {@code CFG} runtime settings,
  * {@code CLI} command-line input, {@code PRO} the runner protocol, {@code HUB} the hub, {@code API}
- * the hub's task API, {@code HTTP} the hub's HTTP edge, {@code SEC} security warnings, {@code TOOL}
- * the tool bridge, {@code CLU} runs sharded in an embedding application's cluster.
+ * the hub's task API, {@code HTTP} the hub's HTTP edge, {@code TLS} TLS on the hub's wires, {@code
+ * SEC} security warnings, {@code TOOL} the tool bridge, {@code CLU} runs sharded in an embedding
+ * application's cluster.
  *
  * <p>A code is defined here once and nowhere else; {@code CatalogCoverageTest} fails when a code is
  * used in the sources but missing here, or listed here but never raised.
@@ -284,6 +285,39 @@ public enum Code {
   E_HTTP_003(
       "a request's headers did not arrive within the header deadline; the connection was closed",
       "send the whole request head at once, or raise capsule.hub.http.header-timeout"),
+
+  // --- TLS on the hub's wires: its edge, its cluster transport, its runners' dial
+  // (docs/operations.md) ---
+  E_TLS_001(
+      "a TLS certificate, private key or CA file cannot be read, is not PEM this runtime reads, or"
+          + " the key does not match the certificate",
+      "give PEM files as openssl writes them (CERTIFICATE; PRIVATE KEY, RSA PRIVATE KEY or EC"
+          + " PRIVATE KEY, unencrypted), the key belonging to the first certificate"),
+  E_TLS_002(
+      "the peer's certificate is not signed by a certificate authority this side trusts",
+      "pass the CA that signed the hub's certificate with --ca-file, or serve a certificate from a"
+          + " CA the system trusts"),
+  E_TLS_003(
+      "the peer's certificate has expired or is not valid yet",
+      "renew the certificate (the hub reloads its files without a restart); check both clocks"),
+  E_TLS_004(
+      "the peer's certificate does not name the host that was dialled",
+      "dial a name the certificate holds, or issue it with that name in its subjectAltName"
+          + " (DNS or IP)"),
+  E_TLS_005(
+      "the TLS handshake failed for another reason (no common protocol or cipher, the peer closed)",
+      "check that the peer speaks TLS 1.2 or 1.3 on that address (wss:// to a TLS hub, ws:// to a"
+          + " plain one)"),
+  W_TLS_001(
+      "the hub serves plain HTTP on a non-loopback address: tokens cross the network in clear",
+      "start it with --tls-cert and --tls-key, or listen on 127.0.0.1 behind a TLS proxy"),
+  W_TLS_002(
+      "the hub's cluster transport is plain TCP on a non-loopback address: any host that reaches"
+          + " the port can talk to the cluster",
+      "give every node --cluster-tls-cert, --cluster-tls-key and --cluster-tls-ca (mutual TLS)"),
+  W_TLS_003(
+      "changed TLS files could not be loaded; the previous certificate is still served",
+      "write the key and certificate completely (a matching pair); the next handshake loads them"),
 
   // --- the tool bridge ---
   E_TOOL_001(

@@ -28,12 +28,14 @@ import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.TLSClosing;
 import org.apache.pekko.stream.TLSProtocol;
 import org.apache.pekko.stream.javadsl.BidiFlow;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.TLS;
 import org.apache.pekko.stream.javadsl.TLSPlacebo;
 import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.util.ByteString;
@@ -149,10 +151,35 @@ public final class GuardedBinding {
     this.connections = KillSwitches.shared(name);
   }
 
-  /** Binds {@code route} on {@code host:port} (0 for any free port). */
+  /** Binds {@code route} on {@code host:port} (0 for any free port), plain HTTP. */
   public static CompletionStage<GuardedBinding> bind(
       ActorSystem<?> system, String host, int port, Route route, Limits limits) {
-    return bind(system, host, port, route.flow(system), limits);
+    return bind(system, host, port, route.flow(system), limits, Optional.empty());
+  }
+
+  /**
+   * Binds {@code route} on {@code host:port}: HTTPS (and {@code wss://}) with {@code tls}, plain
+   * HTTP without. The limits apply the same either way; the header deadline counts from the
+   * connection's opening, so a client that never completes the handshake is closed by it too.
+   */
+  public static CompletionStage<GuardedBinding> bind(
+      ActorSystem<?> system,
+      String host,
+      int port,
+      Route route,
+      Limits limits,
+      Optional<ServerTls> tls) {
+    return bind(system, host, port, route.flow(system), limits, tls);
+  }
+
+  /** As {@link #bind(ActorSystem, String, int, Flow, Limits, Optional)}, plain HTTP. */
+  public static CompletionStage<GuardedBinding> bind(
+      ActorSystem<?> system,
+      String host,
+      int port,
+      Flow<HttpRequest, HttpResponse, ?> handler,
+      Limits limits) {
+    return bind(system, host, port, handler, limits, Optional.empty());
   }
 
   /**
@@ -164,9 +191,11 @@ public final class GuardedBinding {
       String host,
       int port,
       Flow<HttpRequest, HttpResponse, ?> handler,
-      Limits limits) {
+      Limits limits,
+      Optional<ServerTls> tls) {
     Objects.requireNonNull(handler, "handler");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(tls, "tls");
     ServerSettings settings = ServerSettings.create(system.settings().config());
     GuardedBinding b = new GuardedBinding(limits, "guarded-" + host + "-" + port);
     Materializer mat = Materializer.matFromSystem(system);
@@ -174,7 +203,7 @@ public final class GuardedBinding {
     return Tcp.get(system)
         .bind(host, port, settings.getBacklog(), List.of(), false, Optional.empty())
         .toMat(
-            Sink.foreach(c -> b.accept(c, system, settings, handler, limits, log, mat)),
+            Sink.foreach(c -> b.accept(c, system, settings, handler, limits, tls, log, mat)),
             Keep.left())
         .run(mat)
         .thenApply(
@@ -219,6 +248,7 @@ public final class GuardedBinding {
       ServerSettings settings,
       Flow<HttpRequest, HttpResponse, ?> handler,
       Limits l,
+      Optional<ServerTls> tls,
       LoggingAdapter log,
       Materializer mat) {
     InetAddress from = c.remoteAddress().getAddress();
@@ -226,7 +256,9 @@ public final class GuardedBinding {
     if (admission != Admission.ADMITTED) {
       boolean perAddress = admission == Admission.OVER_ADDRESS;
       (perAddress ? refusedPerAddress : refusedTotal).increment();
-      c.handleWith(refusal(perAddress, from), mat);
+      Flow<ByteString, ByteString, NotUsed> refusal = refusal(perAddress, from);
+      // Over TLS the 503 is encrypted too: plain text would be noise to the client's TLS layer.
+      c.handleWith(tls.isPresent() ? refusal.join(encrypted(tls.get())) : refusal, mat);
       return;
     }
     admitted.increment();
@@ -240,7 +272,8 @@ public final class GuardedBinding {
               .atop(Http.get(system).serverLayer(settings, Optional.of(c.remoteAddress()), log))
               .atop(PLAIN)
               .atop(TLSPlacebo.getInstance())
-              .atop(deadline.bytes());
+              .atop(deadline.bytes())
+              .atop(tls.map(GuardedBinding::encrypted).orElse(CLEAR));
       Flow<ByteString, ByteString, NotUsed> connection =
           Flow.<HttpRequest>create()
               .via(handler)
@@ -272,6 +305,26 @@ public final class GuardedBinding {
           BidiFlow.fromFlows(
               Flow.of(TLSProtocol.SslTlsOutbound.class),
               Flow.of(TLSProtocol.SessionBytes.class).map(b -> (TLSProtocol.SslTlsInbound) b));
+
+  /** No TLS: bytes pass as they are. */
+  private static final BidiFlow<ByteString, ByteString, ByteString, ByteString, NotUsed> CLEAR =
+      BidiFlow.identity();
+
+  /**
+   * TLS under the deadlines: the deadlines and the 408 farewell see the plain bytes, the socket the
+   * encrypted ones. A refused or truncated handshake fails the connection (the peer sees the
+   * alert).
+   */
+  private static BidiFlow<ByteString, ByteString, ByteString, ByteString, NotUsed> encrypted(
+      ServerTls tls) {
+    return BidiFlow.fromFlows(
+            Flow.of(ByteString.class)
+                .map(b -> (TLSProtocol.SslTlsOutbound) new TLSProtocol.SendBytes(b)),
+            Flow.of(TLSProtocol.SslTlsInbound.class)
+                .filter(i -> i instanceof TLSProtocol.SessionBytes)
+                .map(i -> ((TLSProtocol.SessionBytes) i).bytes()))
+        .atop(TLS.create(tls::engine, TLSClosing.eagerClose()));
+  }
 
   /**
    * A refused connection gets one complete 503 response and is closed: its bytes are read and

@@ -4,6 +4,7 @@ import io.capsule.protocol.ProtocolConfig;
 import io.capsule.protocol.frame.Capabilities;
 import io.capsule.protocol.frame.SequencedFrame;
 import io.capsule.protocol.schema.Schemas;
+import io.capsule.protocol.tls.ClientTls;
 import io.capsule.protocol.token.TokenSource;
 import java.util.List;
 import java.util.Objects;
@@ -53,6 +54,8 @@ public final class RunnerClient {
    * @param capabilities declared in hello; keep {@code ack} so the buffer is trimmed and only the
    *     missing tail is replayed
    * @param onState called with each new {@link ConnectionState} (see the threading contract)
+   * @param tls what a {@code wss://} hub's certificate must verify against: the system's CAs, plus
+   *     a {@code --ca-file}'s ({@link ClientTls}); unused for {@code ws://}
    */
   public record Settings(
       String hubUrl,
@@ -61,7 +64,8 @@ public final class RunnerClient {
       List<String> capabilities,
       TokenSource tokens,
       ProtocolConfig config,
-      Consumer<ConnectionState> onState) {
+      Consumer<ConnectionState> onState,
+      ClientTls tls) {
     public Settings {
       Objects.requireNonNull(hubUrl, "hubUrl");
       HubEndpoints.parse(hubUrl); // a bad URL fails here, not at the first dial
@@ -71,6 +75,27 @@ public final class RunnerClient {
       Objects.requireNonNull(tokens, "tokens");
       Objects.requireNonNull(config, "config");
       onState = onState == null ? s -> {} : onState;
+      Objects.requireNonNull(tls, "tls");
+    }
+
+    /** Trusting the system's CAs for a {@code wss://} hub. */
+    public Settings(
+        String hubUrl,
+        String projectId,
+        String runnerVersion,
+        List<String> capabilities,
+        TokenSource tokens,
+        ProtocolConfig config,
+        Consumer<ConnectionState> onState) {
+      this(
+          hubUrl,
+          projectId,
+          runnerVersion,
+          capabilities,
+          tokens,
+          config,
+          onState,
+          ClientTls.system());
     }
 
     /** Defaults: capabilities {@code ack} and {@code error-frames}, no state listener. */
@@ -91,7 +116,14 @@ public final class RunnerClient {
     }
 
     public Settings withOnState(Consumer<ConnectionState> listener) {
-      return new Settings(hubUrl, projectId, runnerVersion, capabilities, tokens, config, listener);
+      return new Settings(
+          hubUrl, projectId, runnerVersion, capabilities, tokens, config, listener, tls);
+    }
+
+    /** The same, trusting {@code trust} for a {@code wss://} hub. */
+    public Settings withTls(ClientTls trust) {
+      return new Settings(
+          hubUrl, projectId, runnerVersion, capabilities, tokens, config, onState, trust);
     }
   }
 

@@ -15,6 +15,7 @@ import io.capsule.protocol.frame.TaskAssign;
 import io.capsule.protocol.frame.TaskCancel;
 import io.capsule.protocol.seq.Receipt;
 import io.capsule.protocol.seq.SeqState;
+import io.capsule.protocol.tls.ClientTls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.headers.Authorization;
 import org.apache.pekko.http.javadsl.model.ws.Message;
@@ -238,11 +240,16 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
                 settings.capabilities(),
                 seq.resumeMap())));
     setState(ConnectionState.of(ConnectionState.Status.CONNECTING, attempt));
+    // wss:// verifies the hub's certificate against settings.tls() (ClientTls): never plain text.
+    String url = endpoints.current();
     CompletionStage<WebSocketUpgradeResponse> upgrade =
         Http.get(getContext().getSystem())
             .singleWebSocketRequest(
-                WebSocketRequest.create(endpoints.current()).addHeader(Authorization.oauth2(token)),
+                WebSocketRequest.create(url).addHeader(Authorization.oauth2(token)),
                 Flow.fromSinkAndSourceCoupled(in, outbound),
+                url.startsWith("wss:")
+                    ? settings.tls().httpsContext()
+                    : ConnectionContext.noEncryption(),
                 mat)
             .first();
     getContext().pipeToSelf(upgrade, (r, e) -> new Upgraded(id, r, e));
@@ -279,7 +286,12 @@ final class RunnerCore extends AbstractBehavior<RunnerCore.Command> {
     }
     timers.cancel("upgrade");
     if (u.failure() != null) {
-      return lost(OptionalInt.empty(), "cannot connect: " + u.failure().getMessage());
+      // A certificate that does not verify says so with its code (E-TLS-00x), host and reason.
+      String why =
+          ClientTls.explain(u.failure(), endpoints.current())
+              .map(r -> r.code().id() + " " + r.diagnostic().message())
+              .orElse("cannot connect: " + u.failure().getMessage());
+      return lost(OptionalInt.empty(), why);
     }
     if (!u.response().isValid()) {
       int status = u.response().response().status().intValue();
