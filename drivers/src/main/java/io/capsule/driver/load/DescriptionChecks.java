@@ -49,6 +49,16 @@ public final class DescriptionChecks {
       }
     }
     for (String host : d.harnessNeeds().hosts()) {
+      if (host.contains("://")) {
+        // A manifest may write https://host; the driver contract names hosts bare (host[:port]).
+        out.add(
+            "harness-needs host '"
+                + host
+                + "': a host[:port], not a URL (drop the "
+                + host.substring(0, host.indexOf("://") + 3)
+                + ")");
+        continue;
+      }
       try {
         NetworkEntry.parse(host);
       } catch (IllegalArgumentException e) {
