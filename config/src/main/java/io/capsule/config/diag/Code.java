@@ -246,10 +246,10 @@ public enum Code {
       "nothing to do: each runs again elsewhere, keeping its events; the runner is told to cancel"
           + " them if it comes back (its late frames: E-PRO-011)"),
   E_HUB_009(
-      "this hub node is cut off from its cluster (it sees most of the other nodes unreachable, or"
-          + " it was downed) and serves no runner and no task API call until it is back",
-      "runners dial their next hub URL on their own (close 4014); send the request to another"
-          + " node; if it lasts, check this node's network to the others' --canonical addresses"),
+      "this hub node is cut off from its cluster (most other nodes unreachable, or it was downed)"
+          + " and serves nothing until it is back",
+      "send the request to another node (runners move on their own); if it lasts, check this"
+          + " node's network to the others' --canonical addresses"),
 
   // --- the hub's task API (a request the API refuses after reading it) ---
   E_API_001(
