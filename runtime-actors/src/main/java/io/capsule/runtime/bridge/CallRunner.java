@@ -226,7 +226,10 @@ final class CallRunner {
             outcome -> {
               connection.detach(process);
               inFlight.decrementAndGet();
-              return complete(call, outcome);
+              // A tool past the run's memory or process limit ends the run (E-RUN-047/048):
+              // the kernel's counters say so, whatever the tool's own exit says.
+              Optional<Diagnostic> breach = sb.flatMap(RunSandbox::breach);
+              return breach.isPresent() ? passedLimit(call, breach.get()) : complete(call, outcome);
             })
         .whenComplete(
             (result, failure) -> {
@@ -319,6 +322,13 @@ final class CallRunner {
             ? Optional.of(outcome.exitCode().getAsInt())
             : Optional.empty();
     finish(call, result, status, exit, diagnostic);
+    return result;
+  }
+
+  /** The call's run passed a limit: the result says so, and its event carries the code. */
+  private ObjectNode passedLimit(Call call, Diagnostic breach) {
+    ObjectNode result = McpProtocol.callResult(List.of(breach.render()), true);
+    finish(call, result, CallStatus.FAILED, Optional.empty(), Optional.of(breach));
     return result;
   }
 

@@ -1,6 +1,7 @@
 package io.capsule.runtime.run;
 
 import io.capsule.config.diag.Code;
+import io.capsule.config.diag.Diagnostic;
 import io.capsule.driver.api.Bridge;
 import io.capsule.driver.api.Event;
 import io.capsule.driver.api.InterruptMethod;
@@ -585,6 +586,12 @@ public final class CapsuleRun {
       }
     } else if (r instanceof ToolBridgeHost.Call c && !gate.finished()) {
       onToolCall(c.event());
+      if (c.event() instanceof ToolCallEvent.Finished f) {
+        Optional<Diagnostic> limit = f.diagnostic().filter(RunFaults::passedALimit);
+        if (limit.isPresent()) {
+          return decide(new Ending.HarnessFailed(limit.get())); // a tool passed the run's limit
+        }
+      }
     }
     return Behaviors.same();
   }

@@ -88,4 +88,9 @@ final class RunFaults {
     return new Ending.HarnessFailed(
         Diagnostic.of(Code.E_TOOL_009, "the tool bridge stopped unexpectedly"));
   }
+
+  /** The run's processes passed a resource limit: {@code E-RUN-047} (memory) or 048 (processes). */
+  static boolean passedALimit(Diagnostic d) {
+    return d.code() == Code.E_RUN_047 || d.code() == Code.E_RUN_048;
+  }
 }
