@@ -50,7 +50,7 @@ public class ContainSpawnBench {
   @Param({"none", "namespaces", "sealed"})
   public String sandbox;
 
-  private static final List<String> HARNESS = List.of("/bin/sh", "-c", "echo first-line");
+  static final List<String> HARNESS = List.of("/bin/sh", "-c", "echo first-line");
 
   private RunSandbox run;
   private Path workdir;
@@ -77,6 +77,11 @@ public class ContainSpawnBench {
 
   /** The sandbox before the sealed root, for the before/after ratio in one run. */
   private List<String> namespacesOnly() {
+    return namespacesOnly(workdir, run);
+  }
+
+  /** The sandbox before the sealed root, in {@code workdir}, with {@code run}'s proxy. */
+  static List<String> namespacesOnly(Path workdir, RunSandbox run) {
     List<String> cmd = new ArrayList<>();
     cmd.addAll(
         List.of(
@@ -127,6 +132,12 @@ public class ContainSpawnBench {
 
   @Benchmark
   public String spawnToFirstLine() throws IOException, InterruptedException {
+    return spawnToFirstLine(argv, workdir);
+  }
+
+  /** One harness started, its first line read, its exit awaited; throws on a wrong answer. */
+  static String spawnToFirstLine(List<String> argv, Path workdir)
+      throws IOException, InterruptedException {
     Process p = new ProcessBuilder(argv).directory(workdir.toFile()).start();
     p.getOutputStream().close();
     String line;
