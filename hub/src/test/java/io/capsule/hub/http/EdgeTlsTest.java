@@ -67,6 +67,8 @@ class EdgeTlsTest {
   void start() throws Exception {
     kit =
         ActorTestKit.create("edge-tls", HubCluster.singleNode().withFallback(ConfigFactory.load()));
+    // A cluster of one, joined as a hub on a store joins it (a node never joined is cut off).
+    HubCluster.joinSelfIfAlone(kit.system());
     pki = TestPki.ca("capsule-test-ca", "EC");
     caFile = pki.writeCa(dir.resolve("ca.pem"));
     trust = ClientTls.trusting(Optional.of(caFile));

@@ -82,7 +82,6 @@ class AsyncJournalTest {
     a.send(progress("TA", 1));
     HeldJournal.Write w = journal.next();
     assertEquals(List.of(1L), seqs(w), "seq 1 is being written");
-    a.send("{\"type\":\"ping\",\"schema_version\":1,\"nonce\":\"after-1\"}");
 
     // Another runner is served meanwhile: its hello is answered, it is published, its ping ponged.
     WsFixture.RawPeer b = connect("rb");
@@ -90,15 +89,15 @@ class AsyncJournalTest {
     assertEquals("b", assertInstanceOf(Pong.class, next(b)).nonce());
     assertTrue(hub.runners(PROJECT).stream().filter(RunnerInfo::connected).count() == 2);
 
-    // Nothing of seq 1 is visible yet: the write is still pending (released only below).
-    assertTrue(a.received.isEmpty(), "no ack, no pong before the write: " + a.received);
+    // Nothing of seq 1 is visible yet: the write is still pending (released only below). (A ping
+    // proves nothing here: the node's edge answers it, not the brain, see runner liveness.)
+    assertTrue(a.received.isEmpty(), "no ack before the write: " + a.received);
     assertTrue(
         events.stream().noneMatch(e -> e instanceof HubEvent.Progress), "no event: " + events);
 
     w.complete();
     Ack ack = assertInstanceOf(Ack.class, next(a));
     assertEquals(1L, ack.acks().get("TA"));
-    assertEquals("after-1", assertInstanceOf(Pong.class, next(a)).nonce(), "then the pong");
     HubEvent.Progress p = (HubEvent.Progress) await(events, e -> e instanceof HubEvent.Progress);
     assertEquals(1L, p.progress().seq());
     a.send("{\"type\":\"ping\",\"schema_version\":1,\"nonce\":\"idle\"}");
@@ -170,7 +169,9 @@ class AsyncJournalTest {
 
   /** Connects, says hello with acks and takes the hello's ack. */
   private WsFixture.RawPeer connect(String runner) throws Exception {
-    WsFixture.RawPeer p = new WsFixture.RawPeer(kit.system(), hub.url(), token(PROJECT, runner));
+    // The hub pings its runners (runner liveness): answered, as a live runner does.
+    WsFixture.RawPeer p =
+        new WsFixture.RawPeer(kit.system(), hub.url(), token(PROJECT, runner)).answeringPings();
     p.send(hello(PROJECT, Capabilities.ACK));
     assertInstanceOf(Ack.class, next(p));
     return p;
