@@ -4,7 +4,7 @@ import static io.capsule.runtime.harness.ContainedFixture.limits;
 import static io.capsule.runtime.harness.ContainedFixture.lines;
 import static io.capsule.runtime.harness.ContainedFixture.untilEnd;
 
-import io.capsule.driver.api.LaunchPlan;
+import io.capsule.config.settings.ResourceSettings;
 import io.capsule.runtime.escape.HostTargets;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
@@ -56,17 +56,7 @@ class HarnessEscapeTest {
       args.addAll(host.args());
       HarnessGrants grants =
           new HarnessGrants(List.of(), List.of(), false, Path.of(System.getProperty("user.home")));
-      LaunchPlan plan =
-          new LaunchPlan(args, List.of(), List.of(), Optional.empty(), false, Optional.empty());
-      AppliedLaunch launch =
-          LaunchPlanApplier.apply(
-              plan,
-              Path.of("/bin/sh"),
-              runDir,
-              runDir,
-              List.of("PATH"),
-              HarnessFixture.HOST_ENV,
-              grants);
+      AppliedLaunch launch = ContainedFixture.launch(runDir, grants, Path.of("/bin/sh"), args);
       TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
       ActorRef<HarnessProcess.Command> harness =
           testKit.spawn(
@@ -106,7 +96,9 @@ class HarnessEscapeTest {
       }
       try (RunSandbox sandbox =
           RunSandbox.open(
-              ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED),
+              // An unprivileged runner without a delegated cgroup: rlimits only (W-CAP-053).
+              ContainmentConfig.defaults(ContainmentConfig.Mode.REQUIRED)
+                  .withResources(rlimitOnly()),
               new HarnessGrants(List.of(), List.of(), false, home),
               work,
               files,
@@ -154,4 +146,23 @@ class HarnessEscapeTest {
   }
 
   private static final int NOBODY = 65534;
+
+  private static ResourceSettings rlimitOnly() {
+    ResourceSettings d = ResourceSettings.DEFAULTS;
+    return new ResourceSettings(
+        ResourceSettings.Mechanism.RLIMIT_ONLY,
+        d.cgroupRoot(),
+        d.cgroupParent(),
+        d.prlimit(),
+        d.memory(),
+        d.memoryMax(),
+        d.processes(),
+        d.processesMax(),
+        d.cpu(),
+        d.cpuMax(),
+        d.fileSize(),
+        d.fileSizeMax(),
+        d.openFiles(),
+        d.openFilesMax());
+  }
 }

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.capsule.config.diag.Code;
 import io.capsule.config.manifest.Capabilities;
-import io.capsule.driver.api.LaunchPlan;
 import io.capsule.runtime.escape.HostTargets;
 import io.capsule.runtime.harness.contain.ContainmentConfig;
 import io.capsule.runtime.harness.contain.HarnessGrants;
@@ -18,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -74,18 +72,8 @@ class HarnessResourcesTest {
   /** Runs {@code /bin/sh -c script} contained; answers every event until it has ended. */
   private List<HarnessProcess.Event> run(HarnessGrants grants, String script, boolean killOnLimit)
       throws Exception {
-    LaunchPlan plan =
-        new LaunchPlan(
-            List.of("-c", script), List.of(), List.of(), Optional.empty(), false, Optional.empty());
     AppliedLaunch launch =
-        LaunchPlanApplier.apply(
-            plan,
-            Path.of("/bin/sh"),
-            runDir,
-            runDir,
-            List.of("PATH"),
-            HarnessFixture.HOST_ENV,
-            grants);
+        ContainedFixture.launch(runDir, grants, Path.of("/bin/sh"), List.of("-c", script));
     TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
     ActorRef<HarnessProcess.Command> harness =
         testKit.spawn(
@@ -161,22 +149,17 @@ class HarnessResourcesTest {
       List<String> args = new ArrayList<>();
       args.add(script.toString());
       args.addAll(host.args(16, 256));
-      LaunchPlan plan =
-          new LaunchPlan(args, List.of(), List.of(), Optional.empty(), false, Optional.empty());
       AppliedLaunch launch =
-          LaunchPlanApplier.apply(
-              plan,
-              Path.of("/bin/sh"),
+          ContainedFixture.launch(
               runDir,
-              runDir,
-              List.of("PATH"),
-              HarnessFixture.HOST_ENV,
               grants(
                   resources(
                       OptionalLong.empty(),
                       OptionalInt.empty(),
                       OptionalLong.of(8L << 20),
-                      OptionalInt.of(256))));
+                      OptionalInt.of(256))),
+              Path.of("/bin/sh"),
+              args);
       TestProbe<HarnessProcess.Event> probe = testKit.createTestProbe();
       ActorRef<HarnessProcess.Command> harness =
           testKit.spawn(
