@@ -62,7 +62,12 @@ for p in /run /var /srv /mnt /media /opt /boot /sys /etc/shadow /etc/gshadow /et
 done
 caps=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
 if [ "$caps" = 0000000000000000 ]; then held no-capabilities; else escaped no-capabilities "$caps"; fi
-if [ "$(id -u)" != 0 ]; then held not-root; else escaped not-root "uid 0"; fi
+# Its own user namespace: not the host's (whose map is the whole range onto itself).
+if grep -q '^ *0 *0 *4294967295' /proc/self/uid_map; then
+  escaped own-user-namespace "the host's user namespace"
+else
+  held own-user-namespace
+fi
 nnp=$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/self/status)
 if [ "$nnp" = 1 ]; then held no-new-privs; else escaped no-new-privs "$nnp"; fi
 if [ "$fsize" -gt 0 ]; then

@@ -185,7 +185,7 @@ final class DoctorCommand implements Callable<Integer> {
         "/usr, the lib and bin directories and a curated /etc, read-only; the binds above;"
             + " a private /tmp, /dev and /proc (docs/containment.md)");
     row("hidden", "the rest of the host: " + home + ", /run and its sockets, /var, /srv, /opt, …");
-    row("user", "nobody in its own user namespace: no capabilities, no new privileges");
+    row("user", "root of its own user namespace: no capabilities, no new privileges");
     row("tools", "each bridged tool runs in a sandbox of its own with the same grants and proxy");
     row(
         "filter",

@@ -68,7 +68,7 @@ public final class HostTargets implements AutoCloseable {
           "absent:/etc/ssh",
           "absent:/etc/sudoers",
           "no-capabilities",
-          "not-root",
+          "own-user-namespace",
           "no-new-privs");
 
   private final String tag =

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The escape suite against a hostile harness (docs/containment.md "Escape suite"): with containment
  * required, every escape the hostile script tries is refused, on a runner running as root (CI) —
- * the sandbox's user is nobody inside, with no capabilities, whatever the runner is.
+ * the sandbox has no capabilities in a user namespace of its own, whatever the runner is.
  */
 @ExtendWith(TestKitJUnit5Extension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

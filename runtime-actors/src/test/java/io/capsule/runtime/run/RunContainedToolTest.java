@@ -101,8 +101,7 @@ class RunContainedToolTest {
         RunFixture.outcome(RunFixture.events(start("task-contained-tool", ref), MAX));
 
     assertEquals(RunStatus.DONE, outcome.status(), outcome.toString());
-    assertEquals(
-        "tool ok: uid=65534,var=absent,caps=0000000000000000", outcome.result().orElseThrow());
+    assertEquals("tool ok: uid=0,var=absent,caps=0000000000000000", outcome.result().orElseThrow());
   }
 
   /**

@@ -21,12 +21,12 @@ import java.util.Optional;
  *
  * <p>The sandbox (docs/containment.md): its own user, network (only {@code lo}), PID, IPC, UTS and
  * cgroup namespaces; no capabilities, {@code no_new_privs}, no new user namespaces, the syscall
- * filter; the sandbox's user is {@link Hardening#SANDBOX_USER}, never root; {@code
- * --die-with-parent}; the sealed root of {@link SealedRoot}; {@code $HOME} an empty tmpfs; then,
- * shallowest first so a deeper bind is not hidden by a shallower one, the command's installation
- * read-only (where the system directories do not show it), each granted path with its access, the
- * working and files directories (read-only with {@code read_only}), the proxy's socket, and the
- * capsule's folder read-only.
+ * filter; the sandbox's user is {@link Hardening#SANDBOX_USER} (its user namespace's root, without
+ * capabilities); {@code --die-with-parent}; the sealed root of {@link SealedRoot}; {@code $HOME} an
+ * empty tmpfs; then, shallowest first so a deeper bind is not hidden by a shallower one, the
+ * command's installation read-only (where the system directories do not show it), each granted path
+ * with its access, the working and files directories (read-only with {@code read_only}), the
+ * proxy's socket, and the capsule's folder read-only.
  *
  * <p>Not {@code --new-session}: it would put the harness in a session of its own, out of the group
  * the runtime interrupts with SIGINT. The harness has no controlling terminal anyway ({@code
@@ -79,10 +79,15 @@ public final class SandboxCommand {
       HostView host) {
 
     /**
-     * Who every sandbox runs as inside its user namespace: {@code nobody}, a user that owns nothing
-     * there, whatever user the runner is (root included).
+     * Who every sandbox runs as inside its user namespace: that namespace's own root, with no
+     * capabilities (dropped), no new privileges, and no further user namespaces. Not a host
+     * identity: what it may touch on the host is what the mounts show, and writes go as the
+     * runner's user. Root inside, not {@code nobody}: a runner's files then appear as root's, which
+     * harnesses check before trusting them (Gemini CLI reads its system settings only from files
+     * and folders owned by uid 0), where under a mapped {@code nobody} they would all appear as
+     * {@code nobody}'s, and nothing the sandbox can do changes with the number.
      */
-    public static final SandboxUser SANDBOX_USER = new SandboxUser(65534, 65534);
+    public static final SandboxUser SANDBOX_USER = new SandboxUser(0, 0);
 
     public Hardening {
       cgroupProcs = List.copyOf(cgroupProcs);

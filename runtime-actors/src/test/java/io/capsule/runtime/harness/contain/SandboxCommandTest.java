@@ -131,9 +131,9 @@ class SandboxCommandTest {
         List.of(
             "--unshare-user",
             "--uid",
-            "65534",
+            "0",
             "--gid",
-            "65534",
+            "0",
             "--unshare-net",
             "--unshare-pid",
             "--unshare-ipc",
