@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.capsule.config.diag.Code;
 import io.capsule.config.diag.Diagnostic;
 import io.capsule.config.diag.DiagnosticException;
+import io.capsule.config.diag.DidYouMean;
 import io.capsule.protocol.frame.Invocation;
 import io.capsule.protocol.frame.TaskSpec;
 import io.capsule.protocol.schema.Schemas;
@@ -280,39 +281,8 @@ record TaskRequest(
     if (synonym != null && known.contains(synonym)) {
       return Optional.of(synonym);
     }
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String k : new TreeSet<>(known)) {
-      int d = distance(key.toLowerCase(java.util.Locale.ROOT), k);
-      if (d < bestDistance) {
-        best = k;
-        bestDistance = d;
-      }
-    }
-    // Two edits catch typos and plurals without suggesting unrelated short words.
-    return bestDistance <= 2 && bestDistance <= key.length() / 2
-        ? Optional.of(best)
-        : Optional.empty();
-  }
-
-  /** Levenshtein distance. */
-  private static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
+    // The same closeness as manifests and settings (two edits for short keys).
+    return DidYouMean.closest(key, known);
   }
 
   private static String kind(JsonNode v) {
