@@ -21,12 +21,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What containment costs per outgoing connection (issue #13), beside the direct baseline in the
- * same run: one HTTP GET with {@code Connection: close} on a new connection to a loopback server,
- * directly ({@code path=direct}) or the way a contained harness sends it ({@code proxied}: to a
- * socat forwarder on loopback, over the Unix socket to the run's egress proxy, the allowlist check,
- * the upstream connect). Each operation checks the answer and throws on a wrong one. Needs {@code
- * /usr/bin/socat}.
+ * What containment costs per outgoing connection (docs/containment.md), beside the direct baseline
+ * in the same run: one HTTP GET with {@code Connection: close} on a new connection to a loopback
+ * server, directly ({@code path=direct}) or the way a contained harness sends it ({@code proxied}:
+ * to a socat forwarder on loopback, over the Unix socket to the run's egress proxy, the allowlist
+ * check, the upstream connect). Each operation checks the answer and throws on a wrong one. Needs
+ * {@code /usr/bin/socat}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

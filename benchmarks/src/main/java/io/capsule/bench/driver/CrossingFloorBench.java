@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * one wasmtime-java {@code Func.call} of an export that takes nothing, returns nothing and does
  * nothing, on a store configured as the runtime's (epoch interruption on). Beside them, Jackson
  * {@code readTree} of one short {@code jsonl} line and one {@code claude-code} line, and the two
- * drivers' {@code parse} of one line — the terms of issue #15's ratio at batch 1.
+ * drivers' {@code parse} of one line — the terms of the parse-cost ratio at batch 1
+ * (benchmarks/README.md).
  *
  * <p>Why it exists: at batch 1 a {@code parse} is one crossing per line, and wasmtime-java 0.19's
  * crossing has a fixed cost inside its native library (it looks up classes and fields and builds a

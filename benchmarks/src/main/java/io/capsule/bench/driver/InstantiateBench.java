@@ -23,11 +23,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What a run pays to get its driver instance: {@code newInstance} of a driver whose compiled module
- * is cached (every run after the first; issue #15's target is 1 ms or less), beside a first load (a
- * fresh loader: read and check the component, compile it, instantiate, {@code describe}). Per
- * engine, for the built-in {@code claude-code}. Average time per operation, in milliseconds. {@code
- * chicory} uses the classes compiled at build time; {@code chicory-run-time} compiles the same
- * module at run time, as before issue #15 item 2 (and as a folder driver still is).
+ * is cached (every run after the first; the target is 1 ms or less), beside a first load (a fresh
+ * loader: read and check the component, compile it, instantiate, {@code describe}). Per engine, for
+ * the built-in {@code claude-code}. Average time per operation, in milliseconds. {@code chicory}
+ * uses the classes compiled at build time; {@code chicory-run-time} compiles the same module at run
+ * time, as before build-time compilation (and as a folder driver still is).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

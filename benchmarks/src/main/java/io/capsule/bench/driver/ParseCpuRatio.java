@@ -21,10 +21,10 @@ import java.util.List;
  *
  * <p>Several drivers, comma-separated, are measured in the same JVM, their rounds interleaved
  * (round 1 of each, then round 2 of each, …), and each ratio is also given divided by the first
- * driver's: issue #15 compares the built-ins with {@code claude-code}, and a quotient of ratios
- * taken in one process, minute by minute, does not carry the drift between two JVM runs (Jackson's
- * own rate on the same lines moves by ±10 % from one JVM to the next on this machine). The
- * per-round spread of that quotient is printed beside it.
+ * driver's: benchmarks/README.md compares the built-ins with {@code claude-code}, and a quotient of
+ * ratios taken in one process, minute by minute, does not carry the drift between two JVM runs
+ * (Jackson's own rate on the same lines moves by ±10 % from one JVM to the next on this machine).
+ * The per-round spread of that quotient is printed beside it.
  *
  * <pre>
  * java -XX:-DontCompileHugeMethods -cp benchmarks/target/benchmarks.jar \

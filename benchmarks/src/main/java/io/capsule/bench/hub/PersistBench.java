@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runner frames persisted and acknowledged per second through one hub node, beside a bare JDBC
  * batch insert of the same rows into the same store, in the same run: the ratio says how much of
- * what the database can take the hub turns into acknowledged frames (issue #12's goal: ≥ 0.5).
+ * what the database can take the hub turns into acknowledged frames (the goal: ≥ 0.5,
+ * benchmarks/README.md).
  *
  * <p>{@code runners} raw runners (one task each) send {@code frames} frames each as fast as their
  * sockets take them ({@code frames - 1} progress of ~600 bytes, then the report); the figure is

@@ -209,7 +209,8 @@ public final class SseLatencyBench {
     runner.send(CODEC.encodeToString(report().withSeq(total + 1)));
     all(readers.stream().map(r -> r.ended), BenchHub.SLOW.toSeconds());
     runner.close();
-    // The hub's own meter (issue #17) must have counted what the runner sent: it is updated before
+    // The hub's own meter (docs/operations.md "Metrics") must have counted what the runner sent: it
+    // is updated before
     // the event reaches a watcher, so once every stream ended with the report it is final.
     double applied = hub.metric("capsule_hub_frames_applied_total", "kind=\"text\"");
     if (applied != total) {

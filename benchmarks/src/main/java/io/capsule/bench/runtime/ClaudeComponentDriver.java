@@ -9,8 +9,8 @@ import java.util.List;
 /**
  * {@link CatDriver}'s harness (the recorded file printed as fast as {@code cat} can, then {@link
  * CatDriver#END}) with every recorded line parsed by the real built-in {@code claude-code} driver
- * component, so the end-to-end figure includes the sandboxed parse (issue #15). Only the launch and
- * the end marker are the benchmark's: the component would plan {@code claude} itself.
+ * component, so the end-to-end figure includes the sandboxed parse. Only the launch and the end
+ * marker are the benchmark's: the component would plan {@code claude} itself.
  */
 final class ClaudeComponentDriver extends ShDriver {
 

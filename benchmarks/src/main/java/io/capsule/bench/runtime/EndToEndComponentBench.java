@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link EndToEndBench} with the real built-in {@code claude-code} driver component parsing every
- * line (issue #15: end to end ≥ 0.2× {@code cat} into a Java line counter): the harness prints the
+ * line (the goal: end to end ≥ 0.2× {@code cat} into a Java line counter): the harness prints the
  * recorded Claude Code lines (without {@code result} lines, which end a turn) as fast as {@code
  * cat} can, the component turns them into events on {@code engine}, the runtime relays them to a
  * listener. Beside it, in the same run, {@code cat} of the same file into a bare Java line counter.
